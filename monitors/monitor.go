@@ -1,0 +1,407 @@
+package monitors
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+)
+
+func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
+
+// ScheduleKind says how a monitor's occurrences are computed.
+type ScheduleKind string
+
+// Schedule kinds.
+const (
+	ScheduleCron     ScheduleKind = "cron"
+	ScheduleInterval ScheduleKind = "interval"
+)
+
+// ScheduleSpec is a monitor's schedule as users write it (PROTOCOL.md §2).
+type ScheduleSpec struct {
+	Kind         ScheduleKind `json:"kind"`
+	Expr         string       `json:"expr,omitempty"`
+	TZ           string       `json:"tz,omitempty"`
+	EverySeconds int64        `json:"every_seconds,omitempty"`
+}
+
+// AlertOnFailure says which failures count toward a failed incident.
+type AlertOnFailure string
+
+// AlertOnFailure values.
+const (
+	// AlertFinal counts a failure only when the scheduler will not retry it.
+	AlertFinal AlertOnFailure = "final"
+	// AlertEveryAttempt counts every failed attempt, retried or not.
+	AlertEveryAttempt AlertOnFailure = "every_attempt"
+	// AlertNever never opens a failed incident.
+	AlertNever AlertOnFailure = "never"
+)
+
+// OverlapPolicy says whether a start while another run is open alerts.
+type OverlapPolicy string
+
+// OverlapPolicy values.
+const (
+	OverlapAlert  OverlapPolicy = "alert"
+	OverlapIgnore OverlapPolicy = "ignore"
+)
+
+// Status is what users see of a monitor.
+type Status string
+
+// Statuses. StatusLate is never stored: it is derived at read time by
+// [Monitor.StatusAt] from StatusUp and the expected time, so that a job that
+// pings a few seconds after its occurrence costs no evaluation.
+const (
+	StatusNew      Status = "new"
+	StatusUp       Status = "up"
+	StatusRunning  Status = "running"
+	StatusLate     Status = "late"
+	StatusRetrying Status = "retrying"
+	StatusDown     Status = "down"
+	StatusPaused   Status = "paused"
+)
+
+// ParseStatus validates s as a status name.
+func ParseStatus(s string) (Status, error) {
+	switch st := Status(s); st {
+	case StatusNew, StatusUp, StatusRunning, StatusLate, StatusRetrying, StatusDown, StatusPaused:
+		return st, nil
+	}
+	return "", invalid("status", "unknown status %q (want new, up, running, late, retrying, down or paused)", s)
+}
+
+// RetryPolicy is what a monitor declares about its scheduler's retries, so
+// that Vigil can tell how long a whole retry chain may take.
+type RetryPolicy struct {
+	Name             string  `json:"name,omitempty"`
+	MaxRetries       int     `json:"max_retries"`
+	MaxDelaysSeconds []int64 `json:"max_delays_seconds,omitempty"`
+}
+
+// Defaults for new monitors.
+const (
+	GraceSecondsDefault      = 300
+	FailureThresholdDefault  = 1
+	RecoveryThresholdDefault = 1
+	IntervalDefault          = 24 * 60 * 60
+)
+
+// Monitor is one watched job: its configuration and its evaluated state.
+type Monitor struct {
+	ID                string
+	ProjectID         string
+	Name              string
+	Slug              string
+	Tags              []string
+	Schedule          ScheduleSpec
+	GraceSeconds      int64
+	MaxRuntimeSeconds int64 // 0: same as grace
+	DeadlineSeconds   int64 // 0: no deadline
+	AlertOnFailure    AlertOnFailure
+	FailureThreshold  int
+	RecoveryThreshold int
+	Overlap           OverlapPolicy
+	Channels          []string // empty: the project's default channels
+	Paused            bool
+	Source            string // the declaring source, empty when made by a person
+	Discovered        bool   // still declared by its source
+	RetryPolicy       *RetryPolicy
+	PingKey           string
+	CreatedAt         time.Time
+	UpdatedAt         time.Time
+
+	// State is owned by the state machine (ApplyPing, ApplyTime, ...).
+	State State
+	// NextDeadline is the earliest instant at which time alone changes State;
+	// nil when none. It is derived by [Monitor.NextDeadline] and stored,
+	// indexed, so the evaluator can find due monitors.
+	NextDeadlineAt *time.Time
+}
+
+// Grace returns the grace period.
+func (m *Monitor) Grace() time.Duration { return time.Duration(m.GraceSeconds) * time.Second }
+
+// MaxRuntime returns how long a run may take before it is stuck.
+func (m *Monitor) MaxRuntime() time.Duration {
+	if m.MaxRuntimeSeconds > 0 {
+		return time.Duration(m.MaxRuntimeSeconds) * time.Second
+	}
+	return m.Grace()
+}
+
+// Deadline returns the deadline after each occurrence, 0 when none.
+func (m *Monitor) Deadline() time.Duration { return time.Duration(m.DeadlineSeconds) * time.Second }
+
+// StatusAt returns the status users see at now: the stored status, or late
+// when the monitor is up but its expected time has passed.
+func (m *Monitor) StatusAt(now time.Time) Status {
+	st := m.State.Status
+	if st == StatusUp && !m.State.Expected.IsZero() && !now.Before(m.State.Expected) {
+		return StatusLate
+	}
+	return st
+}
+
+var slugRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,99}$`)
+
+// Slugify turns a name into a slug: lower case, runs of other characters as "-".
+func Slugify(name string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(name) {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') || r == '_' {
+			b.WriteRune(r)
+			dash = false
+		} else if !dash && b.Len() > 0 {
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	s := strings.TrimRight(b.String(), "-")
+	if len(s) > 100 {
+		s = strings.TrimRight(s[:100], "-")
+	}
+	return s
+}
+
+// ApplyDefaults fills unset configuration with the documented defaults.
+func (m *Monitor) ApplyDefaults() {
+	if m.Schedule.Kind == "" {
+		m.Schedule = ScheduleSpec{Kind: ScheduleInterval, EverySeconds: IntervalDefault}
+	}
+	if m.Schedule.Kind == ScheduleCron && m.Schedule.TZ == "" {
+		m.Schedule.TZ = "UTC"
+	}
+	if m.GraceSeconds == 0 {
+		m.GraceSeconds = GraceSecondsDefault
+	}
+	if m.AlertOnFailure == "" {
+		m.AlertOnFailure = AlertFinal
+	}
+	if m.FailureThreshold == 0 {
+		m.FailureThreshold = FailureThresholdDefault
+	}
+	if m.RecoveryThreshold == 0 {
+		m.RecoveryThreshold = RecoveryThresholdDefault
+	}
+	if m.Overlap == "" {
+		m.Overlap = OverlapAlert
+	}
+	if m.Slug == "" {
+		m.Slug = Slugify(m.Name)
+	}
+	if m.Name == "" {
+		m.Name = m.Slug
+	}
+	if m.Tags == nil {
+		m.Tags = []string{}
+	}
+	if m.Channels == nil {
+		m.Channels = []string{}
+	}
+	if m.State.Status == "" {
+		m.State.Status = StatusNew
+		if m.Paused {
+			m.State.Status = StatusPaused
+		}
+	}
+}
+
+// Validate checks the configuration; errors are *ValidationError naming the
+// field. Call ApplyDefaults first.
+func (m *Monitor) Validate() error {
+	if strings.TrimSpace(m.Name) == "" {
+		return invalid("name", "must not be empty")
+	}
+	if len(m.Name) > 200 {
+		return invalid("name", "must be at most 200 characters")
+	}
+	if !slugRE.MatchString(m.Slug) {
+		return invalid("slug", "%q must be 1 to 100 characters of a-z, 0-9, - and _, starting with a letter or digit", m.Slug)
+	}
+	for _, t := range m.Tags {
+		if t == "" || len(t) > 50 || strings.ContainsAny(t, " \t\r\n,") {
+			return invalid("tags", "tag %q must be 1 to 50 characters without spaces or commas", t)
+		}
+	}
+	if _, err := ParseSchedule(m.Schedule); err != nil {
+		return err
+	}
+	if m.GraceSeconds < 1 || m.GraceSeconds > 366*24*3600 {
+		return invalid("grace_seconds", "must be between 1 and %d", 366*24*3600)
+	}
+	if m.MaxRuntimeSeconds < 0 || m.MaxRuntimeSeconds > 366*24*3600 {
+		return invalid("max_runtime_seconds", "must be between 0 (same as grace) and %d", 366*24*3600)
+	}
+	if m.DeadlineSeconds < 0 || m.DeadlineSeconds > 366*24*3600 {
+		return invalid("deadline_seconds", "must be between 0 (none) and %d", 366*24*3600)
+	}
+	switch m.AlertOnFailure {
+	case AlertFinal, AlertEveryAttempt, AlertNever:
+	default:
+		return invalid("alert_on_failure", "%q is not one of final, every_attempt, never", m.AlertOnFailure)
+	}
+	if m.FailureThreshold < 1 || m.FailureThreshold > 1000 {
+		return invalid("failure_threshold", "must be between 1 and 1000")
+	}
+	if m.RecoveryThreshold < 1 || m.RecoveryThreshold > 1000 {
+		return invalid("recovery_threshold", "must be between 1 and 1000")
+	}
+	switch m.Overlap {
+	case OverlapAlert, OverlapIgnore:
+	default:
+		return invalid("overlap", "%q is not one of alert, ignore", m.Overlap)
+	}
+	if p := m.RetryPolicy; p != nil {
+		if p.MaxRetries < 0 || p.MaxRetries > 10000 {
+			return invalid("retry_policy.max_retries", "must be between 0 and 10000")
+		}
+		if len(p.MaxDelaysSeconds) > 10000 {
+			return invalid("retry_policy.max_delays_seconds", "must have at most 10000 entries")
+		}
+		for _, d := range p.MaxDelaysSeconds {
+			if d < 0 {
+				return invalid("retry_policy.max_delays_seconds", "delays must not be negative")
+			}
+		}
+	}
+	return nil
+}
+
+// Project groups monitors, channels and keys; no project sees another's.
+type Project struct {
+	ID        string
+	Name      string
+	PingKey   string // the project ping key, for /ping/{key}/{slug}
+	CreatedAt time.Time
+}
+
+// APIKey is a management API key. Only its hash is stored.
+type APIKey struct {
+	ID         string
+	ProjectID  string
+	Name       string
+	Prefix     string // the first characters of the key, to recognise it in lists
+	Hash       string // hex SHA-256 of the key
+	ReadOnly   bool
+	CreatedAt  time.Time
+	LastUsedAt *time.Time
+	RevokedAt  *time.Time
+}
+
+// PingKind is the kind of a ping (PROTOCOL.md §1).
+type PingKind string
+
+// Ping kinds.
+const (
+	PingStart   PingKind = "start"
+	PingSuccess PingKind = "success"
+	PingFail    PingKind = "fail"
+	PingLog     PingKind = "log"
+	PingSkip    PingKind = "skip"
+	PingCancel  PingKind = "cancel"
+)
+
+// Ping is one received ping.
+type Ping struct {
+	ID            int64
+	MonitorID     string
+	Kind          PingKind
+	At            time.Time
+	RID           string
+	Attempt       int // 0: not given
+	RetryAt       *time.Time
+	ExitCode      *int
+	DurationMS    *int64
+	Body          string
+	BodyTruncated bool
+	RemoteAddr    string
+	UserAgent     string
+}
+
+// RunOutcome is how a run ended.
+type RunOutcome string
+
+// Run outcomes. An open run has no outcome.
+const (
+	RunSucceeded RunOutcome = "success"
+	RunFailed    RunOutcome = "fail"
+	RunCancelled RunOutcome = "cancelled"
+	RunSkipped   RunOutcome = "skipped"
+	// RunAbandoned closes a run that never reported its end, long after it
+	// was reported stuck, or when its monitor was paused.
+	RunAbandoned RunOutcome = "abandoned"
+)
+
+// Run is one execution of a job, from its start ping to its finish ping.
+// Seq numbers a monitor's runs; the store keys runs by (MonitorID, Seq).
+type Run struct {
+	MonitorID  string
+	Seq        int64
+	RID        string
+	StartedAt  *time.Time
+	FinishedAt *time.Time
+	Outcome    RunOutcome // empty while open
+	DurationMS *int64
+	Attempt    int
+	ExitCode   *int
+	WillRetry  bool // failed, and the scheduler announced a retry
+	Stuck      bool
+}
+
+// IncidentKind names the condition an incident reports.
+type IncidentKind string
+
+// Incident kinds.
+const (
+	IncidentMissed   IncidentKind = "missed"
+	IncidentFailed   IncidentKind = "failed"
+	IncidentStuck    IncidentKind = "stuck"
+	IncidentDeadline IncidentKind = "deadline"
+	IncidentOverlap  IncidentKind = "overlap"
+)
+
+// IncidentKinds lists every kind, in a stable order.
+var IncidentKinds = []IncidentKind{IncidentMissed, IncidentFailed, IncidentStuck, IncidentDeadline, IncidentOverlap}
+
+// Incident is one open or resolved condition of a monitor.
+type Incident struct {
+	ID             string
+	ProjectID      string
+	MonitorID      string
+	Kind           IncidentKind
+	OpenedAt       time.Time
+	ResolvedAt     *time.Time
+	Summary        string
+	ResolveSummary string
+	RunSeq         int64 // the run it concerns, 0 when none
+	PingID         int64 // the ping that caused it, 0 when time did
+}
+
+// IncidentEventKind is the kind of a transition of an incident, as
+// notifications name it (PROTOCOL.md §3).
+type IncidentEventKind string
+
+// Incident event kinds.
+const (
+	EventOpened   IncidentEventKind = "incident.opened"
+	EventUpdated  IncidentEventKind = "incident.updated"
+	EventReminder IncidentEventKind = "incident.reminder"
+	EventResolved IncidentEventKind = "incident.resolved"
+)
+
+// IncidentEvent records one transition of an incident that must be
+// delivered to the monitor's channels. It is written in the transaction
+// that makes the transition.
+type IncidentEvent struct {
+	ID         int64
+	IncidentID string
+	MonitorID  string
+	ProjectID  string
+	Kind       IncidentEventKind
+	At         time.Time
+	Summary    string
+}

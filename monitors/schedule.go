@@ -1,0 +1,156 @@
+package monitors
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	robfig "github.com/robfig/cron/v3"
+)
+
+// Schedule computes a monitor's occurrences.
+type Schedule interface {
+	// Next returns the first occurrence strictly after t, or the zero time
+	// when there is none.
+	Next(t time.Time) time.Time
+	// Prev returns the last occurrence strictly before t, or the zero time
+	// when there is none or it cannot be known (interval schedules).
+	Prev(t time.Time) time.Time
+	// Location is the zone occurrences are computed and shown in.
+	Location() *time.Location
+}
+
+// Interval is a schedule that expects a ping every Every after the last one.
+type Interval struct{ Every time.Duration }
+
+// Next returns t + Every.
+func (s Interval) Next(t time.Time) time.Time { return t.Add(s.Every) }
+
+// Prev returns the zero time: interval occurrences depend on pings.
+func (s Interval) Prev(time.Time) time.Time { return time.Time{} }
+
+// Location returns UTC.
+func (s Interval) Location() *time.Location { return time.UTC }
+
+// CronSchedule is a cron expression in a time zone.
+type CronSchedule struct {
+	expr robfig.Schedule
+	loc  *time.Location
+}
+
+// Next returns the first fire time strictly after t.
+func (s *CronSchedule) Next(t time.Time) time.Time { return s.expr.Next(t.In(s.loc)) }
+
+// Prev returns the last fire time strictly before t.
+func (s *CronSchedule) Prev(t time.Time) time.Time { return time.Time{} }
+
+// Location returns the schedule's zone.
+func (s *CronSchedule) Location() *time.Location { return s.loc }
+
+var cronParser = robfig.NewParser(robfig.SecondOptional | robfig.Minute | robfig.Hour | robfig.Dom | robfig.Month | robfig.Dow | robfig.Descriptor)
+
+// scheduleCache memoizes ParseSchedule, a pure function called on every
+// ping and every evaluation; time.LoadLocation alone reads a file each call.
+var scheduleCache sync.Map // ScheduleSpec → Schedule
+
+// ParseSchedule validates spec and returns its Schedule. Errors are
+// *ValidationError naming the schedule field at fault.
+func ParseSchedule(spec ScheduleSpec) (Schedule, error) {
+	if s, ok := scheduleCache.Load(spec); ok {
+		return s.(Schedule), nil
+	}
+	s, err := parseSchedule(spec)
+	if err != nil {
+		return nil, err
+	}
+	scheduleCache.Store(spec, s)
+	return s, nil
+}
+
+func parseSchedule(spec ScheduleSpec) (Schedule, error) {
+	switch spec.Kind {
+	case ScheduleInterval:
+		if spec.Expr != "" {
+			return nil, invalid("schedule.expr", "is only for cron schedules")
+		}
+		if spec.EverySeconds < 1 || spec.EverySeconds > 366*24*3600 {
+			return nil, invalid("schedule.every_seconds", "must be between 1 and %d", 366*24*3600)
+		}
+		return Interval{Every: time.Duration(spec.EverySeconds) * time.Second}, nil
+	case ScheduleCron:
+		if spec.EverySeconds != 0 {
+			return nil, invalid("schedule.every_seconds", "is only for interval schedules")
+		}
+		loc, err := LoadLocation(spec.TZ)
+		if err != nil {
+			return nil, err
+		}
+		e, err := cronParser.Parse(spec.Expr)
+		if err != nil {
+			return nil, invalid("schedule.expr", "%s", err)
+		}
+		return &CronSchedule{expr: e, loc: loc}, nil
+	default:
+		return nil, invalid("schedule.kind", "%q is not one of cron, interval", spec.Kind)
+	}
+}
+
+// LoadLocation loads an IANA zone; "" is UTC.
+func LoadLocation(tz string) (*time.Location, error) {
+	if tz == "" {
+		return time.UTC, nil
+	}
+	loc, err := time.LoadLocation(tz)
+	if err != nil || tz == "Local" {
+		return nil, invalid("schedule.tz", "unknown time zone %q (use an IANA name such as Europe/Berlin)", tz)
+	}
+	return loc, nil
+}
+
+// Describe returns the schedule in short words for messages, such as
+// "0 2 * * * (Europe/Berlin)" or "every 1h".
+func (spec ScheduleSpec) Describe() string {
+	if spec.Kind == ScheduleInterval {
+		return "every " + FormatDuration(time.Duration(spec.EverySeconds)*time.Second)
+	}
+	return fmt.Sprintf("%s (%s)", spec.Expr, cmpOr(spec.TZ, "UTC"))
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// FormatDuration formats d briefly: "45s", "5m", "1h30m", "2d3h".
+func FormatDuration(d time.Duration) string {
+	if d < 0 {
+		d = -d
+	}
+	d = d.Round(time.Second)
+	days := d / (24 * time.Hour)
+	d -= days * 24 * time.Hour
+	h := d / time.Hour
+	d -= h * time.Hour
+	m := d / time.Minute
+	d -= m * time.Minute
+	s := d / time.Second
+	out := ""
+	if days > 0 {
+		out += fmt.Sprintf("%dd", days)
+	}
+	if h > 0 {
+		out += fmt.Sprintf("%dh", h)
+	}
+	if m > 0 && days == 0 {
+		out += fmt.Sprintf("%dm", m)
+	}
+	if s > 0 && days == 0 && h == 0 {
+		out += fmt.Sprintf("%ds", s)
+	}
+	if out == "" {
+		out = "0s"
+	}
+	return out
+}

@@ -1,0 +1,190 @@
+package monitors
+
+import (
+	"context"
+	"time"
+)
+
+// Store is everything Vigil keeps. Two implementations, pgstore and
+// sqlitestore, pass one conformance suite (storetest). Every write that
+// changes a monitor's state is made under a lock on its row, together with
+// the pings, runs, incidents and incident events it causes, in one
+// transaction: nothing half written is ever stored.
+//
+// Methods that take a project ID return ErrNotFound for rows of another
+// project, exactly as for rows that do not exist.
+type Store interface {
+	// Ping checks that the database answers.
+	Ping(ctx context.Context) error
+	// Close releases the store's connections.
+	Close() error
+
+	ProjectCreate(ctx context.Context, p *ProjectCreateParams) (*Project, error)
+	ProjectGet(ctx context.Context, id string) (*Project, error)
+	ProjectGetByPingKey(ctx context.Context, pingKey string) (*Project, error)
+	ProjectList(ctx context.Context) ([]*Project, error)
+
+	APIKeyCreate(ctx context.Context, p *APIKeyCreateParams) (*APIKey, error)
+	// APIKeyGetByHash returns the unrevoked key with that hash.
+	APIKeyGetByHash(ctx context.Context, hash string) (*APIKey, error)
+	APIKeyList(ctx context.Context, projectID string) ([]*APIKey, error)
+	APIKeyRevoke(ctx context.Context, projectID, id string, at time.Time) error
+
+	// MonitorInsert stores a new monitor, whose ID, PingKey, timestamps
+	// and state the caller has set. A slug or ping key already in use is
+	// ErrConflict.
+	MonitorInsert(ctx context.Context, m *Monitor) error
+	MonitorGet(ctx context.Context, projectID, id string) (*Monitor, error)
+	MonitorGetBySlug(ctx context.Context, projectID, slug string) (*Monitor, error)
+	MonitorGetByPingKey(ctx context.Context, pingKey string) (*Monitor, error)
+	MonitorList(ctx context.Context, p *MonitorListParams) ([]*Monitor, error)
+	// MonitorModify loads a monitor under a lock, lets p.Fn change its
+	// configuration and state, and writes it with the transition Fn
+	// returns (Fn may return nil for none). An error from Fn aborts the
+	// whole change and is returned as is.
+	MonitorModify(ctx context.Context, p *MonitorModifyParams) (*Monitor, error)
+	// MonitorDelete deletes a monitor and its history.
+	MonitorDelete(ctx context.Context, projectID, id string) error
+
+	// PingRecordBatch stores a batch of pings in one transaction. Each ping
+	// is applied with ApplyPing, in slice order, to its monitor, which is
+	// locked for the rest of the transaction. A ping whose monitor cannot be
+	// found fails alone (ErrNotFound in its result); the others are stored.
+	// When the returned error is nil, every result without Err is durable.
+	PingRecordBatch(ctx context.Context, p *PingRecordBatchParams) ([]PingRecordResult, error)
+	PingList(ctx context.Context, p *HistoryListParams) ([]*Ping, error)
+	// PingPrune deletes all but the newest pings and runs of each monitor.
+	PingPrune(ctx context.Context, p *PingPruneParams) (int64, error)
+
+	RunList(ctx context.Context, p *HistoryListParams) ([]*Run, error)
+
+	IncidentGet(ctx context.Context, projectID, id string) (*Incident, error)
+	IncidentList(ctx context.Context, p *IncidentListParams) ([]*Incident, error)
+	IncidentEventList(ctx context.Context, p *IncidentEventListParams) ([]*IncidentEvent, error)
+
+	// MonitorEvaluateDue claims up to p.Limit unpaused monitors whose next
+	// deadline is at or before p.Now, applies the time with ApplyTime, and
+	// writes the results in one transaction. On PostgreSQL, claims skip rows
+	// locked by another evaluator or by ingest, so replicas share the work
+	// and no monitor is evaluated twice for one deadline.
+	MonitorEvaluateDue(ctx context.Context, p *EvaluateDueParams) (*EvaluateDueResult, error)
+	// MonitorNextDeadline returns the earliest next deadline of any unpaused
+	// monitor, or nil when there is none.
+	MonitorNextDeadline(ctx context.Context) (*time.Time, error)
+}
+
+// ProjectCreateParams are the inputs of [Store.ProjectCreate].
+type ProjectCreateParams struct {
+	ID      string
+	Name    string
+	PingKey string
+	Now     time.Time
+}
+
+// APIKeyCreateParams are the inputs of [Store.APIKeyCreate].
+type APIKeyCreateParams struct {
+	ID        string
+	ProjectID string
+	Name      string
+	Prefix    string
+	Hash      string
+	ReadOnly  bool
+	Now       time.Time
+}
+
+// MonitorListParams filter and page [Store.MonitorList]. Results are ordered
+// by name, then ID.
+type MonitorListParams struct {
+	ProjectID string
+	Tag       string   // only monitors with this tag
+	Statuses  []Status // only monitors whose stored status is one of these
+	Source    string   // only monitors declared by this source
+	Limit     int
+	Offset    int
+}
+
+// MonitorModifyParams are the inputs of [Store.MonitorModify].
+type MonitorModifyParams struct {
+	ProjectID string
+	ID        string
+	Fn        func(m *Monitor) (*Transition, error)
+}
+
+// PingRecordParams is one ping to record. The monitor is found by PingKey,
+// or by ProjectPingKey and Slug.
+type PingRecordParams struct {
+	PingKey        string
+	ProjectPingKey string
+	Slug           string
+	// Create, with a slug, creates the monitor from NewMonitor when the
+	// project has none with that slug.
+	Create     bool
+	NewMonitor *Monitor
+	Ping       Ping
+}
+
+// PingRecordBatchParams are the inputs of [Store.PingRecordBatch].
+type PingRecordBatchParams struct {
+	Pings []*PingRecordParams
+}
+
+// PingRecordResult is the outcome of one ping of a batch.
+type PingRecordResult struct {
+	MonitorID  string
+	PingID     int64
+	Created    bool // the monitor was created by this ping
+	Transition *Transition
+	Err        error
+}
+
+// HistoryListParams page pings and runs, newest first. Before is an
+// exclusive cursor: a ping ID, or a run's Seq; 0 starts at the newest.
+type HistoryListParams struct {
+	ProjectID string
+	MonitorID string
+	Limit     int
+	Before    int64
+}
+
+// PingPruneParams are the inputs of [Store.PingPrune].
+type PingPruneParams struct {
+	KeepPings int
+	KeepRuns  int
+}
+
+// IncidentListParams filter and page [Store.IncidentList], newest first.
+type IncidentListParams struct {
+	ProjectID string
+	MonitorID string     // optional
+	OpenOnly  bool       // only unresolved incidents
+	Since     *time.Time // only incidents open at or after Since
+	Limit     int
+	Offset    int
+}
+
+// IncidentEventListParams select [Store.IncidentEventList] results, oldest
+// first.
+type IncidentEventListParams struct {
+	ProjectID  string
+	IncidentID string
+	Limit      int
+}
+
+// EvaluateDueParams are the inputs of [Store.MonitorEvaluateDue].
+type EvaluateDueParams struct {
+	Now     time.Time
+	Limit   int
+	Options TimeOptions
+}
+
+// EvaluateDueResult tells what one claim did.
+type EvaluateDueResult struct {
+	Evaluated []EvaluatedMonitor
+}
+
+// EvaluatedMonitor is one monitor evaluated by a claim.
+type EvaluatedMonitor struct {
+	MonitorID  string
+	DueAt      time.Time // the deadline that made it due
+	Transition *Transition
+}
