@@ -96,11 +96,14 @@ type APIKeyCreateParams struct {
 // by name, then ID.
 type MonitorListParams struct {
 	ProjectID string
-	Tag       string   // only monitors with this tag
-	Statuses  []Status // only monitors whose stored status is one of these
-	Source    string   // only monitors declared by this source
-	Limit     int
-	Offset    int
+	Tag       string // only monitors with this tag
+	// Statuses keeps monitors whose status at Now is one of these. Late is
+	// not stored: it is "up" with an expected time at or before Now.
+	Statuses []Status
+	Now      time.Time
+	Source   string // only monitors declared by this source
+	Limit    int
+	Offset   int
 }
 
 // MonitorModifyParams are the inputs of [Store.MonitorModify].
