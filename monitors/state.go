@@ -250,8 +250,12 @@ func (x *machine) ping(p *Ping) {
 	if x.isOpen(IncidentMissed) {
 		x.resolve(IncidentMissed, p.At, fmt.Sprintf("received a %s ping at %s", p.Kind, x.fmtTime(p.At)))
 	}
-	// Any sign of life is the announced retry arriving (or its replacement).
-	s.Retry = nil
+	// Any sign of life is the announced retry arriving, unless the ping says
+	// it is an earlier attempt (a new occurrence starting while the retries
+	// of the previous one go on).
+	if r := s.Retry; r != nil && (p.Attempt == 0 || r.Attempt == 0 || p.Attempt >= r.Attempt) {
+		s.Retry = nil
+	}
 	if s.Hold != nil && p.At.After(s.Hold.Until) {
 		s.Hold = nil
 	}
@@ -466,8 +470,12 @@ func (x *machine) due(t, now time.Time, opts TimeOptions) bool {
 func (x *machine) time(now time.Time, opts TimeOptions) {
 	s := x.s
 	grace := x.m.Grace()
-	if s.Retry != nil && !x.isOpen(IncidentMissed) {
-		if x.due(s.Retry.At.Add(grace), now, opts) {
+	// A missed occurrence and a missed retry are both "missed": the first
+	// to come due opens the incident. Occurrences are watched even while a
+	// retry is awaited, since a scheduler starts each occurrence on its own.
+	if !x.isOpen(IncidentMissed) {
+		switch {
+		case s.Retry != nil && x.due(s.Retry.At.Add(grace), now, opts):
 			what := "the announced retry"
 			if s.Retry.Attempt > 0 {
 				what = fmt.Sprintf("retry attempt %d", s.Retry.Attempt)
@@ -475,9 +483,7 @@ func (x *machine) time(now time.Time, opts TimeOptions) {
 			x.open(IncidentMissed, now, 0, fmt.Sprintf("%s: %s, announced for %s, did not arrive (grace %s); last ping: %s",
 				x.m.Name, what, x.fmtTime(s.Retry.At), FormatDuration(grace), x.lastSeen(now)))
 			s.Retry = nil
-		}
-	} else if s.Retry == nil && !s.Expected.IsZero() && !x.isOpen(IncidentMissed) {
-		if x.due(s.Expected.Add(grace), now, opts) {
+		case !s.Expected.IsZero() && x.due(s.Expected.Add(grace), now, opts):
 			x.open(IncidentMissed, now, 0, fmt.Sprintf("%s did not %s (grace %s); last ping: %s",
 				x.m.Name, x.expectedPhrase(), FormatDuration(grace), x.lastSeen(now)))
 		}
@@ -533,7 +539,8 @@ func (m *Monitor) NextDeadline() *time.Time {
 	if !missedOpen {
 		if s.Retry != nil {
 			consider(s.Retry.At.Add(grace))
-		} else if !s.Expected.IsZero() {
+		}
+		if !s.Expected.IsZero() {
 			consider(s.Expected.Add(grace))
 		}
 	}
