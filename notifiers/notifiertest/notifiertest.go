@@ -1,0 +1,378 @@
+// Package notifiertest holds what the tests of every channel kind share: a
+// recording HTTP receiver, sample notifications, the table of HTTP statuses
+// and how each must be classified, and a check that no secret leaks into an
+// error.
+package notifiertest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/vigilhq/vigil/notifiers"
+)
+
+// Times used by the sample notifications.
+var (
+	OpenedAt   = time.Date(2026, 3, 14, 1, 5, 0, 0, time.UTC)
+	ResolvedAt = OpenedAt.Add(12*time.Minute + 20*time.Second)
+	LastPingAt = time.Date(2026, 3, 13, 1, 0, 7, 0, time.UTC)
+	ExpectedAt = time.Date(2026, 3, 14, 1, 0, 0, 0, time.UTC)
+	SentAt     = time.Date(2026, 3, 14, 1, 5, 2, 0, time.UTC)
+)
+
+// Notification returns a complete sample notification for event about a
+// missed run of "nightly-import". Each call returns a fresh value.
+func Notification(event notifiers.Event) *notifiers.Notification {
+	opened, lastPing, expected := OpenedAt, LastPingAt, ExpectedAt
+	n := &notifiers.Notification{
+		Event: event,
+		Incident: notifiers.Incident{
+			ID:       "inc_01HZX3M4W6",
+			Kind:     notifiers.IncidentMissed,
+			OpenedAt: opened,
+			Summary:  "nightly-import did not run at 02:00 Europe/Berlin (grace 5m)",
+			Details:  "Expected at 2026-03-14 01:00 UTC; last ping (success) at 2026-03-13 01:00 UTC.",
+		},
+		Monitor: notifiers.Monitor{
+			ID:             "mon_7f3a",
+			Name:           "nightly-import",
+			Slug:           "nightly-import",
+			Status:         "down",
+			Tags:           []string{"etl", "billing"},
+			URL:            "https://vigil.example.com/monitors/mon_7f3a",
+			Schedule:       "0 2 * * * (Europe/Berlin)",
+			LastPingAt:     &lastPing,
+			NextExpectedAt: &expected,
+		},
+		SentAt:  SentAt,
+		BaseURL: "https://vigil.example.com",
+	}
+	switch event {
+	case notifiers.EventResolved:
+		resolved := ResolvedAt
+		n.Incident.ResolvedAt = &resolved
+		n.Monitor.Status = "up"
+		n.SentAt = resolved.Add(time.Second)
+	case notifiers.EventReminder:
+		n.SentAt = OpenedAt.Add(2 * time.Hour)
+	case notifiers.EventTest:
+		n.Incident = notifiers.Incident{}
+		n.Monitor.Status = "up"
+	}
+	return n
+}
+
+// Opened is Notification(notifiers.EventOpened).
+func Opened() *notifiers.Notification { return Notification(notifiers.EventOpened) }
+
+// Resolved is Notification(notifiers.EventResolved).
+func Resolved() *notifiers.Notification { return Notification(notifiers.EventResolved) }
+
+// HTTPClient returns a client from notifiers.NewHTTPClient that may reach
+// loopback (httptest servers), and closes its idle connections when the
+// test ends.
+func HTTPClient(t testing.TB) *http.Client {
+	t.Helper()
+	c := notifiers.NewHTTPClient(notifiers.HTTPClientOptions{AllowPrivate: true, Timeout: 10 * time.Second})
+	t.Cleanup(c.CloseIdleConnections)
+	return c
+}
+
+// Request is one request a [Receiver] got.
+type Request struct {
+	Method string
+	Path   string
+	// RawPath is the escaped path as sent.
+	RawPath string
+	Query   url.Values
+	Header  http.Header
+	Body    []byte
+}
+
+// Receiver is an httptest server that records every request and answers
+// with its Handler (200 and an empty body when nil).
+type Receiver struct {
+	*httptest.Server
+
+	mu       sync.Mutex
+	requests []Request
+	handler  http.HandlerFunc
+}
+
+// NewReceiver starts a recording server that answers with handler (nil
+// answers 200) and closes it when the test ends.
+func NewReceiver(t testing.TB, handler http.HandlerFunc) *Receiver {
+	t.Helper()
+	r := &Receiver{handler: handler}
+	r.Server = httptest.NewServer(http.HandlerFunc(r.serve))
+	t.Cleanup(r.Close)
+	return r
+}
+
+func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
+	body, _ := io.ReadAll(req.Body)
+	r.mu.Lock()
+	r.requests = append(r.requests, Request{
+		Method:  req.Method,
+		Path:    req.URL.Path,
+		RawPath: req.URL.EscapedPath(),
+		Query:   req.URL.Query(),
+		Header:  req.Header.Clone(),
+		Body:    body,
+	})
+	handler := r.handler
+	r.mu.Unlock()
+	if handler == nil {
+		w.WriteHeader(http.StatusOK)
+		return
+	}
+	req.Body = io.NopCloser(bytes.NewReader(body))
+	handler(w, req)
+}
+
+// Requests returns the requests received so far.
+func (r *Receiver) Requests() []Request {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Request(nil), r.requests...)
+}
+
+// Only returns the single request received, failing the test when there
+// was not exactly one.
+func (r *Receiver) Only(t testing.TB) Request {
+	t.Helper()
+	reqs := r.Requests()
+	require.Len(t, reqs, 1, "requests received")
+	return reqs[0]
+}
+
+// AssertNoSecretLeak fails the test when the text of err, or of any error
+// in its chain, contains one of the secrets (as is, URL-escaped, or
+// query-escaped).
+func AssertNoSecretLeak(t testing.TB, err error, secrets ...string) {
+	t.Helper()
+	for _, text := range chainTexts(err) {
+		for _, secret := range secrets {
+			if secret == "" {
+				continue
+			}
+			for _, form := range []string{secret, url.PathEscape(secret), url.QueryEscape(secret)} {
+				require.NotContains(t, text, form, "error text leaks a secret")
+			}
+		}
+	}
+}
+
+// chainTexts returns the Error() text and the %+v and %#v renderings of
+// every error in err's tree.
+func chainTexts(err error) []string {
+	var texts []string
+	var walk func(error)
+	walk = func(e error) {
+		if e == nil {
+			return
+		}
+		texts = append(texts, e.Error(), fmt.Sprintf("%+v", e), fmt.Sprintf("%#v", e))
+		switch u := e.(type) {
+		case interface{ Unwrap() error }:
+			walk(u.Unwrap())
+		case interface{ Unwrap() []error }:
+			for _, inner := range u.Unwrap() {
+				walk(inner)
+			}
+		}
+	}
+	walk(err)
+	return texts
+}
+
+// Outcome is how an attempt's error is classified.
+type Outcome int
+
+// The three outcomes of an attempt.
+const (
+	OK Outcome = iota
+	Retry
+	Fail // permanent
+)
+
+func (o Outcome) String() string {
+	switch o {
+	case OK:
+		return "ok"
+	case Retry:
+		return "retry"
+	}
+	return "permanent"
+}
+
+// OutcomeOf classifies err.
+func OutcomeOf(err error) Outcome {
+	switch {
+	case err == nil:
+		return OK
+	case notifiers.IsPermanent(err):
+		return Fail
+	}
+	return Retry
+}
+
+// StatusCase is one row of the status table: an answer and how it must be
+// classified.
+type StatusCase struct {
+	Status int
+	// Header is added to the answer (Retry-After, Date).
+	Header http.Header
+	Body   string
+	Want   Outcome
+	// HasRetryAfter says that RetryAfter must report a wait, and
+	// WantRetryAfter is that wait.
+	WantRetryAfter time.Duration
+	HasRetryAfter  bool
+}
+
+// Name describes the case for t.Run.
+func (c StatusCase) Name() string {
+	name := fmt.Sprintf("%d_%s", c.Status, strings.ReplaceAll(http.StatusText(c.Status), " ", ""))
+	if ra := c.Header.Get("Retry-After"); ra != "" {
+		name += "_RetryAfter_" + strings.NewReplacer(" ", "", ",", "", ":", "").Replace(ra)
+	}
+	return name
+}
+
+// StatusTable returns one case for every status constant of net/http, plus
+// the Retry-After variants of 429 and 503.
+func StatusTable() []StatusCase {
+	codes := map[Outcome][]int{
+		Fail: {
+			http.StatusContinue, http.StatusSwitchingProtocols, http.StatusProcessing, http.StatusEarlyHints,
+			http.StatusMultipleChoices, http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther,
+			http.StatusNotModified, http.StatusUseProxy, http.StatusTemporaryRedirect, http.StatusPermanentRedirect,
+			http.StatusBadRequest, http.StatusUnauthorized, http.StatusPaymentRequired, http.StatusForbidden,
+			http.StatusNotFound, http.StatusMethodNotAllowed, http.StatusNotAcceptable,
+			http.StatusProxyAuthRequired, http.StatusConflict, http.StatusGone, http.StatusLengthRequired,
+			http.StatusPreconditionFailed, http.StatusRequestEntityTooLarge, http.StatusRequestURITooLong,
+			http.StatusUnsupportedMediaType, http.StatusRequestedRangeNotSatisfiable,
+			http.StatusExpectationFailed, http.StatusTeapot, http.StatusMisdirectedRequest,
+			http.StatusUnprocessableEntity, http.StatusLocked, http.StatusFailedDependency, http.StatusTooEarly,
+			http.StatusUpgradeRequired, http.StatusPreconditionRequired,
+			http.StatusRequestHeaderFieldsTooLarge, http.StatusUnavailableForLegalReasons,
+		},
+		Retry: {
+			http.StatusRequestTimeout, http.StatusTooManyRequests,
+			http.StatusInternalServerError, http.StatusNotImplemented, http.StatusBadGateway,
+			http.StatusServiceUnavailable, http.StatusGatewayTimeout, http.StatusHTTPVersionNotSupported,
+			http.StatusVariantAlsoNegotiates, http.StatusInsufficientStorage, http.StatusLoopDetected,
+			http.StatusNotExtended, http.StatusNetworkAuthenticationRequired,
+		},
+		OK: {
+			http.StatusOK, http.StatusCreated, http.StatusAccepted, http.StatusNonAuthoritativeInfo,
+			http.StatusNoContent, http.StatusResetContent, http.StatusPartialContent, http.StatusMultiStatus,
+			http.StatusAlreadyReported, http.StatusIMUsed,
+		},
+	}
+	var cases []StatusCase
+	for _, outcome := range []Outcome{OK, Retry, Fail} {
+		for _, code := range codes[outcome] {
+			c := StatusCase{Status: code, Want: outcome}
+			if outcome != OK {
+				c.Body = `{"error":"something went wrong"}`
+			}
+			cases = append(cases, c)
+		}
+	}
+	date := time.Date(2026, 3, 14, 1, 5, 0, 0, time.UTC)
+	for _, code := range []int{http.StatusTooManyRequests, http.StatusServiceUnavailable} {
+		cases = append(cases,
+			StatusCase{Status: code, Want: Retry, Header: http.Header{"Retry-After": {"120"}},
+				HasRetryAfter: true, WantRetryAfter: 2 * time.Minute},
+			StatusCase{Status: code, Want: Retry, Header: http.Header{
+				"Retry-After": {date.Add(90 * time.Second).Format(http.TimeFormat)},
+				"Date":        {date.Format(http.TimeFormat)},
+			}, HasRetryAfter: true, WantRetryAfter: 90 * time.Second},
+		)
+	}
+	return cases
+}
+
+// RunClassifyHTTP checks classify (notifiers.ClassifyHTTP, normally)
+// against every case, with answers built in memory, so that 1xx statuses
+// that no real server can send as a final answer are covered too.
+func RunClassifyHTTP(t *testing.T, cases []StatusCase, classify func(*http.Response) error) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.Name(), func(t *testing.T) {
+			t.Parallel()
+			resp := &http.Response{
+				StatusCode: c.Status,
+				Status:     fmt.Sprintf("%d %s", c.Status, http.StatusText(c.Status)),
+				Header:     c.Header.Clone(),
+				Body:       io.NopCloser(strings.NewReader(c.Body)),
+			}
+			if resp.Header == nil {
+				resp.Header = http.Header{}
+			}
+			err := classify(resp)
+			checkOutcome(t, c, err)
+			if err != nil {
+				require.Contains(t, err.Error(), fmt.Sprint(c.Status), "error names the status")
+				var status *notifiers.HTTPStatusError
+				require.ErrorAs(t, err, &status)
+				require.Equal(t, c.Status, status.StatusCode)
+			}
+		})
+	}
+}
+
+// RunNotifierStatusTable sends n through the notifier returned by
+// newNotifier (pointed at a server that answers each case's status) and
+// checks the outcome. 1xx cases are skipped: a server cannot send them as a
+// final answer. secrets must not appear in any error.
+func RunNotifierStatusTable(t *testing.T, cases []StatusCase, n *notifiers.Notification,
+	newNotifier func(t *testing.T, serverURL string) notifiers.Notifier, secrets ...string,
+) {
+	t.Helper()
+	for _, c := range cases {
+		if c.Status < 200 {
+			continue
+		}
+		t.Run(c.Name(), func(t *testing.T) {
+			t.Parallel()
+			recv := NewReceiver(t, func(w http.ResponseWriter, _ *http.Request) {
+				for k, vs := range c.Header {
+					w.Header()[k] = vs
+				}
+				w.WriteHeader(c.Status)
+				_, _ = io.WriteString(w, c.Body)
+			})
+			err := newNotifier(t, recv.URL).Notify(context.Background(), n)
+			checkOutcome(t, c, err)
+			AssertNoSecretLeak(t, err, secrets...)
+		})
+	}
+}
+
+func checkOutcome(t *testing.T, c StatusCase, err error) {
+	t.Helper()
+	require.Equal(t, c.Want.String(), OutcomeOf(err).String(), "outcome of %d: %v", c.Status, err)
+	after, ok := notifiers.RetryAfter(err)
+	require.Equal(t, c.HasRetryAfter, ok, "RetryAfter reported: %v", err)
+	if c.HasRetryAfter {
+		require.Equal(t, c.WantRetryAfter, after)
+	}
+}
+
+// ErrorIsPrivateTarget reports whether err was a refused private address.
+func ErrorIsPrivateTarget(err error) bool { return errors.Is(err, notifiers.ErrPrivateTarget) }
