@@ -150,15 +150,20 @@ func RedactError(err error, secrets ...string) error {
 var urlPattern = regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^\s"'<>]+`)
 
 // RedactString replaces every secret in s, and every URL (keeping only its
-// scheme and host), with [Redacted]. Secrets are also matched in their
+// scheme and host), with [Redacted]; a secret that is a URL keeps its
+// scheme and host too. Secrets are also matched in their
 // URL-escaped forms. Empty secrets are ignored.
 func RedactString(s string, secrets ...string) string {
 	for _, secret := range secrets {
 		if secret == "" {
 			continue
 		}
+		replacement := Redacted
+		if urlPattern.MatchString(secret) && urlPattern.FindString(secret) == secret {
+			replacement = RedactURL(secret) // keep the host: it helps and is no secret
+		}
 		for _, form := range []string{secret, url.PathEscape(secret), url.QueryEscape(secret)} {
-			s = strings.ReplaceAll(s, form, Redacted)
+			s = strings.ReplaceAll(s, form, replacement)
 		}
 	}
 	return urlPattern.ReplaceAllStringFunc(s, RedactURL)
