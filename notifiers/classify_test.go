@@ -184,3 +184,18 @@ func TestAttemptContext(t *testing.T) {
 		require.Equal(t, plain, notifiers.AttemptError(context.Background(), plain))
 	})
 }
+
+func TestURLSecrets(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, []string{
+		"https://example.com/hook/a%20b?token=x",
+		"/hook/a%20b", "/hook/a b",
+		"/hook/a%20b?token=x",
+		"token=x",
+	}, notifiers.URLSecrets("https://example.com/hook/a%20b?token=x"))
+	require.Equal(t, []string{"https://example.com/"}, notifiers.URLSecrets("https://example.com/"))
+
+	err := notifiers.RedactError(errors.New(`401 for /hook/a%20b?token=x and "/hook/a b"`),
+		notifiers.URLSecrets("https://example.com/hook/a%20b?token=x")...)
+	require.Equal(t, `401 for [redacted] and "[redacted]"`, err.Error())
+}

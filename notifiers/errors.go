@@ -212,3 +212,26 @@ func AttemptError(ctx context.Context, err error) error {
 	}
 	return fmt.Errorf("%w (%w)", err, cause)
 }
+
+// URLSecrets returns the forms in which a secret URL can show up in an
+// error: the whole URL, its path with query ("/services/T/B/X?k=v"), its
+// path and its query. Pass them to [RedactError] for channels whose URL is
+// a credential, since receivers often echo the path they were called on.
+// A bare "/" path is left out.
+func URLSecrets(raw string) []string {
+	out := []string{raw}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return out
+	}
+	if p := u.EscapedPath(); len(p) > 1 {
+		out = append(out, p, u.Path)
+	}
+	if uri := u.RequestURI(); len(uri) > 1 {
+		out = append(out, uri)
+	}
+	if u.RawQuery != "" {
+		out = append(out, u.RawQuery)
+	}
+	return out
+}

@@ -113,7 +113,7 @@ func (s *Notifier) Notify(ctx context.Context, n *notifiers.Notification) error 
 	}
 	if err != nil {
 		err = classify(notifiers.AttemptError(ctx, fmt.Errorf("post slack message: %w", err)))
-		return notifiers.RedactError(err, s.cfg.WebhookURL, s.cfg.Token)
+		return notifiers.RedactError(err, append(notifiers.URLSecrets(s.cfg.WebhookURL), s.cfg.Token)...)
 	}
 	s.opts.LogSent(Kind, n)
 	return nil

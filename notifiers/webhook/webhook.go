@@ -1,0 +1,343 @@
+// Package webhook POSTs Vigil notifications as JSON to a URL of the user's
+// choosing, signed with HMAC-SHA256 when the channel has a secret.
+//
+// # Payload
+//
+// The default body is PROTOCOL §3's JSON ([Payload]), times in RFC 3339,
+// UTC. A channel may set a Go text/template instead; it runs over the
+// [notifiers.Notification] with the functions json, rfc3339 and payload
+// (see [Config.Template]).
+//
+// # Signature
+//
+// With a secret, each request carries
+//
+//	Vigil-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">
+//
+// A receiver recomputes the HMAC over the raw body, compares in constant
+// time and rejects old timestamps; [Verify] does all three.
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
+	"text/template"
+	"time"
+
+	"github.com/vigilhq/vigil/notifiers"
+)
+
+// Kind is the channel kind this package implements.
+const Kind = "webhook"
+
+// Limits on a channel's configuration.
+const (
+	SecretMinLength = 16
+	HeadersMax      = 20
+	TemplateMax     = 64 << 10
+	// BodyMax caps a rendered template.
+	BodyMax = 256 << 10
+)
+
+// SignatureHeader is the header that carries the signature.
+const SignatureHeader = "Vigil-Signature"
+
+// Config is a webhook channel's configuration (PROTOCOL §2).
+type Config struct {
+	// URL receives a POST per notification.
+	URL string `json:"url"`
+	// Secret, when set, signs every request (Vigil-Signature).
+	Secret string `json:"secret,omitempty"`
+	// Headers are added to every request, for example an Authorization
+	// header the receiver expects. They may replace Content-Type and
+	// User-Agent, but not Host, Content-Length, Transfer-Encoding,
+	// Connection or Vigil-Signature.
+	Headers map[string]string `json:"headers,omitempty"`
+	// Template, when set, renders the body with text/template over the
+	// Notification, in place of the default JSON. Besides the fields and
+	// methods of Notification ({{.Incident.Summary}}, {{.Headline}},
+	// {{.DedupKey}}), it may call:
+	//   - json: the value as JSON, for safe embedding ({{json .Monitor.Name}})
+	//   - rfc3339: a time.Time or *time.Time in UTC, RFC 3339 ("" for nil)
+	//   - payload: the default payload as a value ({{json (payload .)}})
+	Template string `json:"template,omitempty"`
+}
+
+// reservedHeaders may not be set through Config.Headers.
+var reservedHeaders = []string{"Host", "Content-Length", "Transfer-Encoding", "Connection", SignatureHeader}
+
+// Validate checks c, naming each key at fault. A template must parse and
+// must render a sample notification without error.
+func (c *Config) Validate() error {
+	var errs []error
+	if err := notifiers.ValidateHTTPURL("url", c.URL); err != nil {
+		errs = append(errs, err)
+	}
+	if c.Secret != "" && len(c.Secret) < SecretMinLength {
+		errs = append(errs, fmt.Errorf("secret: must be at least %d characters", SecretMinLength))
+	}
+	if len(c.Headers) > HeadersMax {
+		errs = append(errs, fmt.Errorf("headers: must have at most %d entries, not %d", HeadersMax, len(c.Headers)))
+	}
+	for _, name := range slices.Sorted(maps.Keys(c.Headers)) {
+		switch {
+		case !validHeaderName(name):
+			errs = append(errs, fmt.Errorf("headers: %q is not a valid header name", name))
+		case slices.ContainsFunc(reservedHeaders, func(r string) bool { return strings.EqualFold(r, name) }):
+			errs = append(errs, fmt.Errorf("headers: %s is set by Vigil and cannot be configured", http.CanonicalHeaderKey(name)))
+		case !validHeaderValue(c.Headers[name]):
+			// Not the value: it may be a credential.
+			errs = append(errs, fmt.Errorf("headers: the value of %s must not contain line breaks or control characters", http.CanonicalHeaderKey(name)))
+		}
+	}
+	if c.Template != "" {
+		if err := checkTemplate(c.Template); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func checkTemplate(text string) error {
+	if len(text) > TemplateMax {
+		return fmt.Errorf("template: must be at most %d bytes", TemplateMax)
+	}
+	tmpl, err := parseTemplate(text)
+	if err != nil {
+		return fmt.Errorf("template: %w", err)
+	}
+	if _, err := execute(tmpl, sampleNotification()); err != nil {
+		return fmt.Errorf("template: %w", err)
+	}
+	return nil
+}
+
+// Notifier posts to one URL.
+type Notifier struct {
+	cfg  Config
+	tmpl *template.Template
+	opts notifiers.Options
+}
+
+var _ notifiers.Notifier = (*Notifier)(nil)
+
+// New returns a Notifier for cfg. [notifiers.WithAPIURL] does not apply:
+// the URL is the channel's own.
+func New(cfg Config, opts ...notifiers.Option) (*Notifier, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("webhook config: %w", err)
+	}
+	w := &Notifier{cfg: cfg, opts: notifiers.NewOptions(opts...)}
+	if cfg.Template != "" {
+		tmpl, err := parseTemplate(cfg.Template)
+		if err != nil {
+			return nil, fmt.Errorf("webhook config: template: %w", err)
+		}
+		w.tmpl = tmpl
+	}
+	return w, nil
+}
+
+// Notify makes one POST.
+func (w *Notifier) Notify(ctx context.Context, n *notifiers.Notification) error {
+	if err := n.Validate(); err != nil {
+		return notifiers.Permanent(err)
+	}
+	body, err := w.Body(n)
+	if err != nil {
+		return notifiers.RedactError(notifiers.Permanent(err), w.secrets()...)
+	}
+	ctx, cancel := notifiers.AttemptContext(ctx, w.opts.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.cfg.URL, bytes.NewReader(body))
+	if err != nil {
+		return notifiers.RedactError(notifiers.Permanent(fmt.Errorf("build request: %w", err)), w.secrets()...)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "Vigil")
+	for name, value := range w.cfg.Headers {
+		req.Header.Set(name, value)
+	}
+	if w.cfg.Secret != "" {
+		req.Header.Set(SignatureHeader, Sign(w.cfg.Secret, n.SentAt, body))
+	}
+	if err := notifiers.SendHTTP(w.opts.HTTPClient, req, w.secrets()...); err != nil {
+		return fmt.Errorf("post webhook: %w", err)
+	}
+	w.opts.LogSent(Kind, n)
+	return nil
+}
+
+// secrets are what must never appear in an error: the signing secret, the
+// header values, which often hold credentials, and the URL's path and query,
+// which may hold a token and which receivers like to echo.
+func (w *Notifier) secrets() []string {
+	s := append([]string{w.cfg.Secret}, notifiers.URLSecrets(w.cfg.URL)...)
+	for _, v := range w.cfg.Headers {
+		s = append(s, v)
+	}
+	return s
+}
+
+// Body renders the request body for n: the channel's template, or the
+// default JSON payload.
+func (w *Notifier) Body(n *notifiers.Notification) ([]byte, error) {
+	if w.tmpl == nil {
+		body, err := json.Marshal(NewPayload(n))
+		if err != nil {
+			return nil, fmt.Errorf("encode payload: %w", err)
+		}
+		return body, nil
+	}
+	body, err := execute(w.tmpl, n)
+	if err != nil {
+		return nil, fmt.Errorf("render template: %w", err)
+	}
+	return body, nil
+}
+
+// Payload is the default webhook body, PROTOCOL §3.
+type Payload struct {
+	Event    string          `json:"event"`
+	Incident PayloadIncident `json:"incident"`
+	Monitor  PayloadMonitor  `json:"monitor"`
+	SentAt   time.Time       `json:"sent_at"`
+}
+
+// PayloadIncident is the payload's "incident".
+type PayloadIncident struct {
+	ID         string     `json:"id"`
+	Kind       string     `json:"kind"`
+	OpenedAt   time.Time  `json:"opened_at"`
+	ResolvedAt *time.Time `json:"resolved_at"`
+	Summary    string     `json:"summary"`
+}
+
+// PayloadMonitor is the payload's "monitor".
+type PayloadMonitor struct {
+	ID     string   `json:"id"`
+	Name   string   `json:"name"`
+	Slug   string   `json:"slug"`
+	Status string   `json:"status"`
+	Tags   []string `json:"tags"`
+	URL    string   `json:"url"`
+}
+
+// NewPayload builds the default payload for n, with times in UTC and tags
+// as [] rather than null.
+func NewPayload(n *notifiers.Notification) Payload {
+	p := Payload{
+		Event: string(n.Event),
+		Incident: PayloadIncident{
+			ID:       n.Incident.ID,
+			Kind:     string(n.Incident.Kind),
+			OpenedAt: n.Incident.OpenedAt.UTC(),
+			Summary:  n.Incident.Summary,
+		},
+		Monitor: PayloadMonitor{
+			ID:     n.Monitor.ID,
+			Name:   n.Monitor.Name,
+			Slug:   n.Monitor.Slug,
+			Status: n.Monitor.Status,
+			Tags:   append([]string{}, n.Monitor.Tags...),
+			URL:    n.Link(),
+		},
+		SentAt: n.SentAt.UTC(),
+	}
+	if n.Incident.ResolvedAt != nil {
+		resolved := n.Incident.ResolvedAt.UTC()
+		p.Incident.ResolvedAt = &resolved
+	}
+	return p
+}
+
+func parseTemplate(text string) (*template.Template, error) {
+	return template.New("webhook").Option("missingkey=error").Funcs(template.FuncMap{
+		"json": func(v any) (string, error) {
+			b, err := json.Marshal(v)
+			return string(b), err
+		},
+		"rfc3339": func(v any) (string, error) {
+			switch t := v.(type) {
+			case time.Time:
+				return t.UTC().Format(time.RFC3339Nano), nil
+			case *time.Time:
+				if t == nil {
+					return "", nil
+				}
+				return t.UTC().Format(time.RFC3339Nano), nil
+			}
+			return "", fmt.Errorf("rfc3339: %T is not a time", v)
+		},
+		"payload": func(n *notifiers.Notification) Payload { return NewPayload(n) },
+	}).Parse(text)
+}
+
+func execute(tmpl *template.Template, n *notifiers.Notification) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := tmpl.Execute(&limitedWriter{w: &buf, left: BodyMax}, n); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+type limitedWriter struct {
+	w    *bytes.Buffer
+	left int
+}
+
+func (l *limitedWriter) Write(p []byte) (int, error) {
+	if len(p) > l.left {
+		return 0, fmt.Errorf("body is larger than %d bytes", BodyMax)
+	}
+	l.left -= len(p)
+	return l.w.Write(p)
+}
+
+// sampleNotification is what a template is tried on when it is saved.
+func sampleNotification() *notifiers.Notification {
+	opened := time.Date(2026, 1, 2, 2, 5, 0, 0, time.UTC)
+	resolved := opened.Add(12 * time.Minute)
+	return &notifiers.Notification{
+		Event: notifiers.EventResolved,
+		Incident: notifiers.Incident{ID: "sample", Kind: notifiers.IncidentMissed, OpenedAt: opened,
+			ResolvedAt: &resolved, Summary: "sample did not run at 02:00 UTC (grace 5m)", Details: "sample"},
+		Monitor: notifiers.Monitor{ID: "sample", Name: "sample", Slug: "sample", Status: "up", Tags: []string{"sample"},
+			URL: "https://vigil.example.com/monitors/sample", Schedule: "0 2 * * * (UTC)",
+			LastPingAt: &opened, NextExpectedAt: &resolved},
+		SentAt:  resolved,
+		BaseURL: "https://vigil.example.com",
+	}
+}
+
+// validHeaderName reports whether name is an RFC 9110 token.
+func validHeaderName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for _, r := range name {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			continue
+		}
+		if !strings.ContainsRune("!#$%&'*+-.^_`|~", r) {
+			return false
+		}
+	}
+	return true
+}
+
+func validHeaderValue(v string) bool {
+	for _, r := range v {
+		if (r < ' ' && r != '\t') || r == 0x7f {
+			return false
+		}
+	}
+	return true
+}
