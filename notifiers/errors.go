@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 )
@@ -154,6 +155,9 @@ var urlPattern = regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^\s"'<>]+`)
 // scheme and host too. Secrets are also matched in their
 // URL-escaped forms. Empty secrets are ignored.
 func RedactString(s string, secrets ...string) string {
+	// Longest first, so that a secret that contains another goes whole.
+	secrets = slices.Clone(secrets)
+	slices.SortStableFunc(secrets, func(a, b string) int { return len(b) - len(a) })
 	for _, secret := range secrets {
 		if secret == "" {
 			continue
