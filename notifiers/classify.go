@@ -1,8 +1,12 @@
 package notifiers
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -57,12 +61,14 @@ func parseRetryAfter(h http.Header, now func() time.Time) (time.Duration, bool) 
 	if v == "" {
 		return 0, false
 	}
-	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
+	if secs, err := strconv.ParseFloat(v, 64); err == nil && v[0] != '+' && !strings.ContainsAny(v, "eEnNxXpP_") {
+		// RFC 9110 says whole seconds; some vendors (Discord) send
+		// fractions. Round up, so we never come back too early.
 		if secs < 0 {
 			return 0, false
 		}
-		const maxSecs = int64(365 * 24 * time.Hour / time.Second)
-		return time.Duration(min(secs, maxSecs)) * time.Second, true
+		const maxSecs = float64(365 * 24 * time.Hour / time.Second)
+		return time.Duration(math.Ceil(min(secs, maxSecs))) * time.Second, true
 	}
 	at, err := http.ParseTime(v)
 	if err != nil {
@@ -113,4 +119,21 @@ func SendHTTP(client *http.Client, req *http.Request, secrets ...string) error {
 		_ = resp.Body.Close()
 	}()
 	return RedactError(ClassifyHTTP(resp), secrets...)
+}
+
+// NewJSONRequest returns a POST of body encoded as JSON to target, with
+// Content-Type application/json and User-Agent Vigil. An error here is a
+// bug or a bad URL, so it is permanent; callers redact it.
+func NewJSONRequest(ctx context.Context, target string, body any) (*http.Request, error) {
+	raw, err := json.Marshal(body)
+	if err != nil {
+		return nil, Permanent(fmt.Errorf("encode request body: %w", err))
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(raw))
+	if err != nil {
+		return nil, Permanent(fmt.Errorf("build request: %w", err))
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "Vigil")
+	return req, nil
 }

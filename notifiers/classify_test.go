@@ -70,6 +70,9 @@ func TestClassifyHTTPRetryAfterVariants(t *testing.T) {
 		{"garbage", http.Header{"Retry-After": {"soon"}}, false, 0},
 		{"negative", http.Header{"Retry-After": {"-5"}}, false, 0},
 		{"huge is capped", http.Header{"Retry-After": {"99999999999"}}, true, 365 * 24 * time.Hour},
+		{"fraction rounds up", http.Header{"Retry-After": {"1.2"}}, true, 2 * time.Second},
+		{"not a number", http.Header{"Retry-After": {"NaN"}}, false, 0},
+		{"exponent", http.Header{"Retry-After": {"1e3"}}, false, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
