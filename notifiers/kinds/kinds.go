@@ -1,0 +1,374 @@
+// Package kinds is the registry of channel kinds: it turns a channel's kind
+// name and JSON config (PROTOCOL §2) into a validated [notifiers.Notifier],
+// and strips write-only secrets from a config before the API returns it.
+// It imports every kind; package notifiers imports none.
+//
+// # Write-only keys
+//
+// A config key is write-only when its value alone lets someone post to the
+// channel, or read what is posted. The API stores such keys and never
+// returns them ([Kind.Redact]); on an update, a write-only key that the
+// client leaves out keeps its stored value ([Kind.KeepSecrets]).
+//
+//	slack      webhook_url, token   (a webhook URL is its own credential)
+//	email      none
+//	webhook    secret, headers      (headers usually carry credentials;
+//	                                 url stays visible: put credentials in
+//	                                 headers, not in the URL)
+//	pagerduty  routing_key
+//	discord    webhook_url
+//	teams      webhook_url
+//	opsgenie   api_key
+//	telegram   bot_token
+//	ntfy       url, token           (on a public server the topic is the
+//	                                 only secret: anyone who knows it can
+//	                                 read and post)
+package kinds
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/vigilhq/vigil/notifiers"
+	"github.com/vigilhq/vigil/notifiers/discord"
+	"github.com/vigilhq/vigil/notifiers/email"
+	"github.com/vigilhq/vigil/notifiers/ntfy"
+	"github.com/vigilhq/vigil/notifiers/opsgenie"
+	"github.com/vigilhq/vigil/notifiers/pagerduty"
+	"github.com/vigilhq/vigil/notifiers/slack"
+	"github.com/vigilhq/vigil/notifiers/teams"
+	"github.com/vigilhq/vigil/notifiers/telegram"
+	"github.com/vigilhq/vigil/notifiers/webhook"
+)
+
+// Deps are what a notifier needs from the running server.
+type Deps struct {
+	// HTTPClient makes every HTTP request. Build one with
+	// notifiers.NewHTTPClient, honouring VIGIL_ALLOW_PRIVATE_TARGETS, and
+	// share it. When nil, each notifier gets its own client that refuses
+	// private addresses unless AllowPrivate is set.
+	HTTPClient *http.Client
+	// AllowPrivate is used only when HTTPClient is nil.
+	AllowPrivate bool
+	// SMTP is the operator's mail server; email channels fail to build
+	// without it.
+	SMTP *email.SMTPConfig
+	// Logger receives debug records of sends; nil discards them.
+	Logger *slog.Logger
+	// Timeout bounds one attempt; zero means
+	// notifiers.AttemptTimeoutDefault.
+	Timeout time.Duration
+}
+
+func (d Deps) options() []notifiers.Option {
+	client := d.HTTPClient
+	if client == nil {
+		client = notifiers.NewHTTPClient(notifiers.HTTPClientOptions{AllowPrivate: d.AllowPrivate})
+	}
+	return []notifiers.Option{
+		notifiers.WithHTTPClient(client),
+		notifiers.WithLogger(d.Logger),
+		notifiers.WithTimeout(d.Timeout),
+	}
+}
+
+// Kind is one channel kind.
+type Kind interface {
+	// Name is the kind as the API spells it: "slack", "webhook", ...
+	Name() string
+	// Keys lists the config keys the kind accepts.
+	Keys() []string
+	// SecretKeys lists the write-only config keys.
+	SecretKeys() []string
+	// Validate decodes raw strictly (unknown keys and wrong types are
+	// errors) and checks it. Every message names the key at fault and
+	// never repeats a secret.
+	Validate(raw json.RawMessage) error
+	// New validates raw and builds the notifier.
+	New(raw json.RawMessage, deps Deps) (notifiers.Notifier, error)
+	// Redact returns raw without its write-only keys, for the API to
+	// return. Invalid JSON gives {}.
+	Redact(raw json.RawMessage) json.RawMessage
+	// KeepSecrets returns incoming with every write-only key that it
+	// leaves out copied from stored: an update that does not repeat a
+	// secret keeps it. A key set to null in incoming is removed.
+	KeepSecrets(stored, incoming json.RawMessage) (json.RawMessage, error)
+}
+
+// kind implements Kind for a config type C.
+type kind[C any] struct {
+	name     string
+	secrets  []string
+	validate func(*C) error
+	build    func(C, Deps) (notifiers.Notifier, error)
+}
+
+// All returns every kind, in the order PROTOCOL §2 lists them.
+func All() []Kind {
+	return []Kind{
+		&kind[slack.Config]{
+			name: slack.Kind, secrets: []string{"webhook_url", "token"},
+			validate: (*slack.Config).Validate,
+			build: func(c slack.Config, d Deps) (notifiers.Notifier, error) {
+				return slack.New(c, d.options()...)
+			},
+		},
+		&kind[email.Config]{
+			name:     email.Kind,
+			validate: (*email.Config).Validate,
+			build: func(c email.Config, d Deps) (notifiers.Notifier, error) {
+				if d.SMTP == nil {
+					return nil, errors.New("email: no SMTP server is configured on this Vigil")
+				}
+				return email.New(c, *d.SMTP, d.options()...)
+			},
+		},
+		&kind[webhook.Config]{
+			name: webhook.Kind, secrets: []string{"secret", "headers"},
+			validate: (*webhook.Config).Validate,
+			build: func(c webhook.Config, d Deps) (notifiers.Notifier, error) {
+				return webhook.New(c, d.options()...)
+			},
+		},
+		&kind[pagerduty.Config]{
+			name: pagerduty.Kind, secrets: []string{"routing_key"},
+			validate: (*pagerduty.Config).Validate,
+			build: func(c pagerduty.Config, d Deps) (notifiers.Notifier, error) {
+				return pagerduty.New(c, d.options()...)
+			},
+		},
+		&kind[discord.Config]{
+			name: discord.Kind, secrets: []string{"webhook_url"},
+			validate: (*discord.Config).Validate,
+			build: func(c discord.Config, d Deps) (notifiers.Notifier, error) {
+				return discord.New(c, d.options()...)
+			},
+		},
+		&kind[teams.Config]{
+			name: teams.Kind, secrets: []string{"webhook_url"},
+			validate: (*teams.Config).Validate,
+			build: func(c teams.Config, d Deps) (notifiers.Notifier, error) {
+				return teams.New(c, d.options()...)
+			},
+		},
+		&kind[opsgenie.Config]{
+			name: opsgenie.Kind, secrets: []string{"api_key"},
+			validate: (*opsgenie.Config).Validate,
+			build: func(c opsgenie.Config, d Deps) (notifiers.Notifier, error) {
+				return opsgenie.New(c, d.options()...)
+			},
+		},
+		&kind[telegram.Config]{
+			name: telegram.Kind, secrets: []string{"bot_token"},
+			validate: (*telegram.Config).Validate,
+			build: func(c telegram.Config, d Deps) (notifiers.Notifier, error) {
+				return telegram.New(c, d.options()...)
+			},
+		},
+		&kind[ntfy.Config]{
+			name: ntfy.Kind, secrets: []string{"url", "token"},
+			validate: (*ntfy.Config).Validate,
+			build: func(c ntfy.Config, d Deps) (notifiers.Notifier, error) {
+				return ntfy.New(c, d.options()...)
+			},
+		},
+	}
+}
+
+// Names returns the kind names, in the order of [All].
+func Names() []string {
+	var names []string
+	for _, k := range All() {
+		names = append(names, k.Name())
+	}
+	return names
+}
+
+// Lookup returns the kind called name, or an error that lists the kinds
+// there are.
+func Lookup(name string) (Kind, error) {
+	for _, k := range All() {
+		if k.Name() == name {
+			return k, nil
+		}
+	}
+	return nil, fmt.Errorf("kind: %q is not one of %s", name, strings.Join(Names(), ", "))
+}
+
+// Validate is Lookup(name) then Validate(raw).
+func Validate(name string, raw json.RawMessage) error {
+	k, err := Lookup(name)
+	if err != nil {
+		return err
+	}
+	return k.Validate(raw)
+}
+
+// New is Lookup(name) then New(raw, deps).
+func New(name string, raw json.RawMessage, deps Deps) (notifiers.Notifier, error) {
+	k, err := Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	return k.New(raw, deps)
+}
+
+// Redact is Lookup(name) then Redact(raw). An unknown kind gives {}.
+func Redact(name string, raw json.RawMessage) json.RawMessage {
+	k, err := Lookup(name)
+	if err != nil {
+		return json.RawMessage(`{}`)
+	}
+	return k.Redact(raw)
+}
+
+func (k *kind[C]) Name() string         { return k.name }
+func (k *kind[C]) SecretKeys() []string { return slices.Clone(k.secrets) }
+
+func (k *kind[C]) Keys() []string {
+	var keys []string
+	t := reflect.TypeFor[C]()
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			keys = append(keys, name)
+		}
+	}
+	return keys
+}
+
+// field returns the struct field of C whose JSON name is key.
+func (k *kind[C]) field(key string) (reflect.StructField, bool) {
+	t := reflect.TypeFor[C]()
+	for i := range t.NumField() {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name == key {
+			return t.Field(i), true
+		}
+	}
+	return reflect.StructField{}, false
+}
+
+func (k *kind[C]) decode(raw json.RawMessage) (C, error) {
+	var cfg C
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		raw = []byte("{}")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&cfg); err != nil {
+		return cfg, k.decodeError(err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return cfg, errors.New("config: must be one JSON object")
+	}
+	return cfg, nil
+}
+
+// decodeError rewrites encoding/json's messages into ones that name the key.
+func (k *kind[C]) decodeError(err error) error {
+	var typeErr *json.UnmarshalTypeError
+	var syntaxErr *json.SyntaxError
+	switch {
+	case errors.As(err, &typeErr):
+		if typeErr.Field == "" {
+			return errors.New("config: must be a JSON object")
+		}
+		key, _, _ := strings.Cut(typeErr.Field, ".")
+		t := typeErr.Type
+		if f, ok := k.field(key); ok {
+			t = f.Type // describe the key's type, not that of an element
+		}
+		return fmt.Errorf("%s: must be %s", key, describe(t))
+	case errors.As(err, &syntaxErr), errors.Is(err, io.ErrUnexpectedEOF):
+		return errors.New("config: is not valid JSON")
+	}
+	if field, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		return fmt.Errorf("%s: is not a config key of %s (keys: %s)", strings.Trim(field, `"`), k.name, strings.Join(k.Keys(), ", "))
+	}
+	// Errors from a field's own UnmarshalJSON (telegram's chat_id) name
+	// their key already.
+	return err
+}
+
+func describe(t reflect.Type) string {
+	switch {
+	case t.Kind() == reflect.String:
+		return "a string"
+	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.String:
+		return "a list of strings"
+	case t.Kind() == reflect.Map && t.Elem().Kind() == reflect.String:
+		return "an object whose values are strings"
+	case t.Kind() == reflect.Struct:
+		return "an object"
+	}
+	return "a " + t.Kind().String()
+}
+
+func (k *kind[C]) Validate(raw json.RawMessage) error {
+	cfg, err := k.decode(raw)
+	if err != nil {
+		return err
+	}
+	return k.validate(&cfg)
+}
+
+func (k *kind[C]) New(raw json.RawMessage, deps Deps) (notifiers.Notifier, error) {
+	cfg, err := k.decode(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s config: %w", k.name, err)
+	}
+	return k.build(cfg, deps)
+}
+
+func (k *kind[C]) Redact(raw json.RawMessage) json.RawMessage {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+		return json.RawMessage(`{}`)
+	}
+	for _, key := range k.secrets {
+		delete(m, key)
+	}
+	out, err := json.Marshal(m)
+	if err != nil {
+		return json.RawMessage(`{}`)
+	}
+	return out
+}
+
+func (k *kind[C]) KeepSecrets(stored, incoming json.RawMessage) (json.RawMessage, error) {
+	var in, old map[string]json.RawMessage
+	if err := json.Unmarshal(incoming, &in); err != nil || in == nil {
+		return nil, errors.New("config: must be a JSON object")
+	}
+	if len(bytes.TrimSpace(stored)) > 0 {
+		if err := json.Unmarshal(stored, &old); err != nil {
+			return nil, fmt.Errorf("decode stored %s config: %w", k.name, err)
+		}
+	}
+	for _, key := range k.secrets {
+		value, present := in[key]
+		switch {
+		case present && bytes.Equal(bytes.TrimSpace(value), []byte("null")):
+			delete(in, key)
+		case !present:
+			if v, ok := old[key]; ok {
+				in[key] = v
+			}
+		}
+	}
+	out, err := json.Marshal(in)
+	if err != nil {
+		return nil, fmt.Errorf("encode %s config: %w", k.name, err)
+	}
+	return out, nil
+}
