@@ -55,6 +55,9 @@ func (p Hangfire) Delay(attempt int, rnd Rand) (time.Duration, bool) {
 	return hangfireFormula(attempt, r), true
 }
 
+// MaxRetries implements [Policy]: Attempts.
+func (p Hangfire) MaxRetries() int { return max(p.Attempts, 0) }
+
 // MaxDelays implements [Policy]: the formula with r = 29, or the list.
 func (p Hangfire) MaxDelays() []time.Duration {
 	return maxDelays(p.Attempts, func(n int) time.Duration {

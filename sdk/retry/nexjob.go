@@ -64,6 +64,9 @@ func (p NexJob) Delay(attempt int, rnd Rand) (time.Duration, bool) {
 	return nexJobCurve(attempt, rnd.IntN(30)), true
 }
 
+// MaxRetries implements [Policy]: Attempts - 1.
+func (p NexJob) MaxRetries() int { return max(p.Attempts-1, 0) }
+
 // MaxDelays implements [Policy].
 func (p NexJob) MaxDelays() []time.Duration {
 	return maxDelays(p.Attempts-1, func(k int) time.Duration {

@@ -57,6 +57,9 @@ func (p QuartzFixed) DelayBefore(attempt int, rnd Rand, failedAt, next time.Time
 	return beforeNext(p, attempt, rnd, failedAt, next)
 }
 
+// MaxRetries implements [Policy].
+func (p QuartzFixed) MaxRetries() int { return max(p.MaxAttempts, 0) }
+
 // MaxDelays implements [Policy].
 func (p QuartzFixed) MaxDelays() []time.Duration {
 	return maxDelays(p.MaxAttempts, func(int) time.Duration { return p.Interval })
@@ -81,6 +84,9 @@ func (p QuartzExponential) Delay(attempt int, rnd Rand) (time.Duration, bool) {
 func (p QuartzExponential) DelayBefore(attempt int, rnd Rand, failedAt, next time.Time) (time.Duration, bool) {
 	return beforeNext(p, attempt, rnd, failedAt, next)
 }
+
+// MaxRetries implements [Policy].
+func (p QuartzExponential) MaxRetries() int { return max(p.MaxAttempts, 0) }
 
 // MaxDelays implements [Policy].
 func (p QuartzExponential) MaxDelays() []time.Duration {
@@ -115,6 +121,9 @@ func (p QuartzExplicit) Delay(attempt int, _ Rand) (time.Duration, bool) {
 func (p QuartzExplicit) DelayBefore(attempt int, rnd Rand, failedAt, next time.Time) (time.Duration, bool) {
 	return beforeNext(p, attempt, rnd, failedAt, next)
 }
+
+// MaxRetries implements [Policy].
+func (p QuartzExplicit) MaxRetries() int { return len(p.Delays) }
 
 // MaxDelays implements [Policy].
 func (p QuartzExplicit) MaxDelays() []time.Duration {

@@ -27,9 +27,11 @@ type Policy interface {
 	// attempt before it runs the next one, and false when it does not retry.
 	// A nil rnd draws from math/rand/v2's global source.
 	Delay(attempt int, rnd Rand) (time.Duration, bool)
+	// MaxRetries is the number of retries after the first execution.
+	MaxRetries() int
 	// MaxDelays lists the longest wait before each retry: element i is the
-	// worst case before retry i+1, and its length is the number of retries
-	// (capped at [MaxDelaysLimit]).
+	// worst case before retry i+1, and its length is MaxRetries capped at
+	// [MaxDelaysLimit].
 	MaxDelays() []time.Duration
 }
 

@@ -65,6 +65,7 @@ func TestHangfireDefaultMatchesArticleTable(t *testing.T) {
 	var elapLo, elapHi time.Duration
 	maxDelays := p.MaxDelays()
 	require.Len(t, maxDelays, 10)
+	require.Equal(t, 10, p.MaxRetries())
 	for i, row := range rows {
 		n := i + 1
 		lo, ok := p.Delay(n, lowest)
@@ -168,6 +169,7 @@ func TestNexJobDefaultCurve(t *testing.T) {
 
 	// MaxAttempts counts executions: ten runs, nine retries.
 	require.Len(t, p.MaxDelays(), 9)
+	require.Equal(t, 9, p.MaxRetries())
 	_, ok = p.Delay(9, lowest)
 	require.True(t, ok)
 	_, ok = p.Delay(10, lowest)
@@ -362,6 +364,7 @@ func TestPoliciesRejectBadInput(t *testing.T) {
 	require.True(t, ok)
 	require.Positive(t, d)
 	require.Len(t, huge.MaxDelays(), retry.MaxDelaysLimit)
+	require.Equal(t, 1<<40, huge.MaxRetries())
 	d, ok = retry.QuartzExponential{MaxAttempts: 5000, InitialDelay: time.Hour, Factor: 10}.Delay(4000, lowest)
 	require.True(t, ok)
 	require.Positive(t, d)
