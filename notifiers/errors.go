@@ -52,8 +52,8 @@ func IsPermanent(err error) bool {
 // this type exists for the wait.
 type RetryableError struct {
 	Err error
-	// After is the wait the receiver asked for. Zero means "now".
-	After time.Duration
+	// RetryAfter is the wait the receiver asked for. Zero means "now".
+	RetryAfter time.Duration
 }
 
 func (e *RetryableError) Error() string { return e.Err.Error() }
@@ -65,7 +65,7 @@ func Retryable(err error, after time.Duration) error {
 	if err == nil {
 		return nil
 	}
-	return &RetryableError{Err: err, After: max(after, 0)}
+	return &RetryableError{Err: err, RetryAfter: max(after, 0)}
 }
 
 // RetryAfter reports the wait carried by a [RetryableError] in err's chain,
@@ -76,7 +76,7 @@ func RetryAfter(err error) (time.Duration, bool) {
 	}
 	var r *RetryableError
 	if errors.As(err, &r) {
-		return r.After, true
+		return r.RetryAfter, true
 	}
 	return 0, false
 }
@@ -140,7 +140,7 @@ func RedactError(err error, secrets ...string) error {
 	}
 	var result error = out
 	if after, ok := RetryAfter(err); ok {
-		result = &RetryableError{Err: result, After: after}
+		result = &RetryableError{Err: result, RetryAfter: after}
 	}
 	if IsPermanent(err) {
 		result = Permanent(result)
