@@ -166,20 +166,6 @@ func (n *Notification) Link() string {
 	return n.BaseURL
 }
 
-// State is the one word that leads every message: DOWN, UP, STILL DOWN or
-// TEST.
-func (n *Notification) State() string {
-	switch n.Event {
-	case EventResolved:
-		return "UP"
-	case EventReminder:
-		return "STILL DOWN"
-	case EventTest:
-		return "TEST"
-	}
-	return "DOWN"
-}
-
 // Headline is the one-line title every kind uses, for example
 // "DOWN nightly-import: missed" or "UP nightly-import: recovered after 12m".
 func (n *Notification) Headline() string {

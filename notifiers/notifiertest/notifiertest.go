@@ -7,7 +7,6 @@ package notifiertest
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -373,6 +372,3 @@ func checkOutcome(t *testing.T, c StatusCase, err error) {
 		require.Equal(t, c.WantRetryAfter, after)
 	}
 }
-
-// ErrorIsPrivateTarget reports whether err was a refused private address.
-func ErrorIsPrivateTarget(err error) bool { return errors.Is(err, notifiers.ErrPrivateTarget) }
