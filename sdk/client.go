@@ -341,3 +341,9 @@ func NewRunID() string {
 	hex.Encode(out[24:], b[10:])
 	return string(out[:])
 }
+
+// Logger is the client's logger, for integrations that report through it.
+func (c *Client) Logger() *slog.Logger { return c.logger }
+
+// Now reads the client's clock ([WithNowFunc]).
+func (c *Client) Now() time.Time { return c.now() }

@@ -105,6 +105,9 @@ func (s *Server) URL() string { return s.srv.URL }
 // recorder's handler; the URL's host is ignored.
 func (s *Server) Transport() http.RoundTripper {
 	return roundTripper(func(r *http.Request) (*http.Response, error) {
+		if r.Body == nil {
+			r.Body = http.NoBody
+		}
 		rec := httptest.NewRecorder()
 		s.h.ServeHTTP(rec, r)
 		return rec.Result(), nil

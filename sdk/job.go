@@ -1,0 +1,70 @@
+package sdk
+
+import (
+	"time"
+
+	"github.com/vigilhq/vigil/sdk/retry"
+)
+
+// Job describes a scheduled job to the scheduler integrations (cronwrap,
+// gocronwrap, riverwrap): the monitor to declare for it and how its runs are
+// reported. The schedule comes from the integration.
+type Job struct {
+	// Slug identifies the job's monitor within its source; required unless
+	// NoMonitor.
+	Slug string
+	// Name is shown in Vigil (default: Slug).
+	Name string
+	Tags []string
+	// Grace is how late a run may start before it counts as missed.
+	Grace time.Duration
+	// MaxRuntime is how long a run may take before it counts as stuck.
+	MaxRuntime time.Duration
+	// RuntimeLimit also makes MaxRuntime the job's context deadline.
+	RuntimeLimit bool
+	// Deadline is how long after its scheduled time an occurrence must have
+	// succeeded, however many retries it takes.
+	Deadline time.Duration
+	// RetryPolicy is how failed runs are retried; it is declared, and each
+	// retried failure is reported with its retry delay.
+	RetryPolicy retry.Policy
+	// AlertOnFailure is final (Vigil's default), every_attempt or never.
+	AlertOnFailure string
+	// Overlap is alert or ignore.
+	Overlap  string
+	Channels []string
+	// NoMonitor opts the job out: it runs, but is neither declared nor
+	// reported.
+	NoMonitor bool
+}
+
+// Spec is the monitor to declare for j with schedule.
+func (j Job) Spec(schedule *Schedule) MonitorSpec {
+	name := j.Name
+	if name == "" {
+		name = j.Slug
+	}
+	return MonitorSpec{
+		Name: name, Slug: j.Slug, Tags: j.Tags, Schedule: schedule,
+		GraceSeconds:      ceilSeconds(j.Grace),
+		MaxRuntimeSeconds: ceilSeconds(j.MaxRuntime),
+		DeadlineSeconds:   ceilSeconds(j.Deadline),
+		AlertOnFailure:    j.AlertOnFailure,
+		Overlap:           j.Overlap,
+		Channels:          j.Channels,
+		RetryPolicy:       RetrySpec(j.RetryPolicy),
+	}
+}
+
+// RunOptions are the options of [Client.Run] that j asks for: its retry
+// policy and, with RuntimeLimit, its max runtime as a context deadline.
+func (j Job) RunOptions() []RunOption {
+	var opts []RunOption
+	if j.RetryPolicy != nil {
+		opts = append(opts, WithRetryPolicy(j.RetryPolicy))
+	}
+	if j.RuntimeLimit && j.MaxRuntime > 0 {
+		opts = append(opts, WithRuntimeLimit(j.MaxRuntime))
+	}
+	return opts
+}
