@@ -433,3 +433,11 @@ func (l *Log) String() string {
 	defer l.mu.Unlock()
 	return l.sb.String()
 }
+
+// DeclaredKey returns the ping key the recorder gave slug of source, ""
+// when it was never declared.
+func (s *Server) DeclaredKey(source, slug string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.declared[source][slug]
+}
