@@ -1,0 +1,81 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/vigilhq/vigil/monitors"
+)
+
+// retryUnevaluable is how long a monitor that cannot be evaluated (its
+// stored schedule no longer parses) waits before it is tried again, so that
+// it neither blocks the evaluator nor is forgotten.
+const retryUnevaluable = time.Minute
+
+// MonitorEvaluateDue claims up to p.Limit unpaused monitors whose next
+// deadline is at or before p.Now, with FOR UPDATE SKIP LOCKED, applies the
+// time to each with monitors.ApplyTime, and writes the results in the same
+// transaction. Evaluators on several replicas share the work: none
+// evaluates a monitor that another holds. A monitor that cannot be
+// evaluated is logged and tried again a minute later.
+func (s *Store) MonitorEvaluateDue(ctx context.Context, p *monitors.EvaluateDueParams) (*monitors.EvaluateDueResult, error) {
+	if p.Limit <= 0 {
+		return nil, errors.New("evaluate due monitors: limit must be positive")
+	}
+	now := p.Now.UTC()
+	res := &monitors.EvaluateDueResult{}
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		res.Evaluated = res.Evaluated[:0]
+		rows, err := tx.Query(ctx, qMonitorClaimDue, now, p.Limit)
+		if err != nil {
+			return fmt.Errorf("claim due monitors: %w", err)
+		}
+		ms, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*monitors.Monitor, error) { return scanMonitor(r) })
+		if err != nil {
+			return fmt.Errorf("claim due monitors: %w", err)
+		}
+		var (
+			w       writeSet
+			skipped []*monitors.Monitor
+		)
+		for _, m := range ms {
+			due := *m.NextDeadlineAt
+			tr, err := monitors.ApplyTime(m, p.Now, p.Options)
+			if err != nil {
+				s.log.ErrorContext(ctx, "cannot evaluate monitor", "monitor_id", m.ID, "error", err)
+				skipped = append(skipped, m)
+				continue
+			}
+			w.monitors = append(w.monitors, m)
+			w.changes = append(w.changes, change{m: m, tr: tr})
+			res.Evaluated = append(res.Evaluated, monitors.EvaluatedMonitor{MonitorID: m.ID, DueAt: due, Transition: tr})
+		}
+		if err := s.write(ctx, tx, &w); err != nil {
+			return fmt.Errorf("write evaluated monitors: %w", err)
+		}
+		for _, m := range skipped {
+			if _, err := tx.Exec(ctx, qMonitorPostpone, m.ID, now.Add(retryUnevaluable)); err != nil {
+				return fmt.Errorf("postpone monitor %s: %w", m.ID, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// MonitorNextDeadline returns the earliest next deadline of any unpaused
+// monitor, or nil when there is none.
+func (s *Store) MonitorNextDeadline(ctx context.Context) (*time.Time, error) {
+	var t *time.Time
+	if err := s.pool.QueryRow(ctx, qMonitorNextDeadline).Scan(&t); err != nil {
+		return nil, fmt.Errorf("read next deadline: %w", err)
+	}
+	return utcPtr(t), nil
+}

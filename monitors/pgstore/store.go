@@ -1,0 +1,109 @@
+package pgstore
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/vigilhq/vigil/migrations"
+	"github.com/vigilhq/vigil/monitors"
+)
+
+// Options configure a Store.
+type Options struct {
+	// Logger receives the store's warnings, such as a monitor that could not
+	// be evaluated. Nil discards them.
+	Logger *slog.Logger
+}
+
+// Store is a [monitors.Store] on PostgreSQL.
+type Store struct {
+	pool      *pgxpool.Pool
+	ownPool   bool
+	log       *slog.Logger
+	closeOnce sync.Once
+}
+
+var _ monitors.Store = (*Store)(nil)
+
+// Open connects to the database at url (a postgres:// URL or a key=value
+// connection string, as pgx accepts), applies pending migrations under an
+// advisory lock, and returns a Store that owns its connection pool.
+func Open(ctx context.Context, url string, opts Options) (*Store, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("parse postgres url: %w", err)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connect to postgres: %w", err)
+	}
+	if err := Migrate(ctx, pool); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	s := New(pool, opts)
+	s.ownPool = true
+	return s, nil
+}
+
+// New returns a Store on pool, whose schema must be migrated already (see
+// [Migrate]). The caller keeps ownership of pool: Close does not close it.
+func New(pool *pgxpool.Pool, opts Options) *Store {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Store{pool: pool, log: log}
+}
+
+// Migrate applies pending migrations to the database of pool. Replicas that
+// start together take turns under a PostgreSQL advisory lock.
+func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
+	db := stdlib.OpenDBFromPool(pool)
+	defer db.Close()
+	if err := migrations.Up(ctx, db, migrations.Postgres); err != nil {
+		return fmt.Errorf("migrate postgres: %w", err)
+	}
+	return nil
+}
+
+// Ping checks that the database answers.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.pool.Ping(ctx); err != nil {
+		return fmt.Errorf("ping postgres: %w", err)
+	}
+	return nil
+}
+
+// Close closes the connection pool if Open made it. It may be called more
+// than once.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() {
+		if s.ownPool {
+			s.pool.Close()
+		}
+	})
+	return nil
+}
+
+// inTx runs fn in a transaction, committing when it returns nil.
+func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // a no-op after Commit
+	if err := fn(tx); err != nil {
+		return err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("commit: %w", interpret(err))
+	}
+	return nil
+}

@@ -1,0 +1,97 @@
+package sqlitestore_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/vigilhq/vigil/internal/testdb"
+	"github.com/vigilhq/vigil/monitors"
+	"github.com/vigilhq/vigil/monitors/sqlitestore"
+	"github.com/vigilhq/vigil/monitors/storetest"
+)
+
+func TestStore(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) monitors.Store { return testdb.SQLite(t) }, storetest.Caps{
+		Reopen: func(t *testing.T, s monitors.Store) monitors.Store {
+			s2, err := sqlitestore.Open(t.Context(), sqlitestore.Path(s.(*sqlitestore.Store)), sqlitestore.Options{Logger: testdb.Logger(t)})
+			require.NoError(t, err)
+			t.Cleanup(func() { require.NoError(t, s2.Close()) })
+			return s2
+		},
+	})
+}
+
+func TestPragmas(t *testing.T) {
+	t.Parallel()
+	s := testdb.SQLite(t)
+	db := sqlitestore.Writer(s)
+	var mode string
+	var sync, fk int
+	require.NoError(t, db.QueryRowContext(t.Context(), "PRAGMA journal_mode").Scan(&mode))
+	require.NoError(t, db.QueryRowContext(t.Context(), "PRAGMA synchronous").Scan(&sync))
+	require.NoError(t, db.QueryRowContext(t.Context(), "PRAGMA foreign_keys").Scan(&fk))
+	require.Equal(t, "wal", mode)
+	require.Equal(t, 1, sync, "NORMAL")
+	require.Equal(t, 1, fk)
+}
+
+// TestOneOpenIncidentInSchema checks that the database itself, not only the
+// store's code, refuses a second open incident of one kind.
+func TestOneOpenIncidentInSchema(t *testing.T) {
+	t.Parallel()
+	s := testdb.SQLite(t)
+	ctx := t.Context()
+	p := storetest.MustProject(t, s)
+	m := storetest.MustMonitor(t, s, p.ID, "job", nil)
+	db := sqlitestore.Writer(s)
+	insert := func(id string) error {
+		_, err := db.ExecContext(ctx, `INSERT INTO incidents (id, project_id, monitor_id, kind, opened_at) VALUES (?, ?, ?, 'missed', 0)`,
+			id, p.ID, m.ID)
+		return err
+	}
+	require.NoError(t, insert("i1"))
+	require.ErrorContains(t, insert("i2"), "UNIQUE constraint failed")
+	_, err := db.ExecContext(ctx, `UPDATE incidents SET resolved_at = 1 WHERE id = 'i1'`)
+	require.NoError(t, err)
+	require.NoError(t, insert("i2"), "once resolved, the kind may open again")
+
+	ev := func(kind string) error {
+		_, err := db.ExecContext(ctx, `INSERT INTO incident_events (incident_id, monitor_id, project_id, kind, at) VALUES ('i2', ?, ?, ?, 0)`,
+			m.ID, p.ID, kind)
+		return err
+	}
+	require.NoError(t, ev("incident.opened"))
+	require.Error(t, ev("incident.opened"), "opened once")
+	require.NoError(t, ev("incident.updated"))
+	require.NoError(t, ev("incident.updated"), "updates repeat")
+}
+
+func TestOpenErrors(t *testing.T) {
+	t.Parallel()
+	_, err := sqlitestore.Open(context.Background(), "", sqlitestore.Options{})
+	require.Error(t, err)
+	_, err = sqlitestore.Open(context.Background(), t.TempDir()+"/missing-dir/vigil.db", sqlitestore.Options{})
+	require.Error(t, err)
+}
+
+// TestPathWithOddCharacters opens a file whose name would break a naive DSN.
+func TestPathWithOddCharacters(t *testing.T) {
+	t.Parallel()
+	path := t.TempDir() + "/a dir?x=1&y#z/vigil db.sqlite"
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	s, err := sqlitestore.Open(t.Context(), path, sqlitestore.Options{})
+	require.NoError(t, err)
+	defer s.Close()
+	_, err = s.ProjectCreate(t.Context(), &monitors.ProjectCreateParams{ID: "p", Name: "p", PingKey: "k", Now: time.Now()})
+	require.NoError(t, err)
+	require.FileExists(t, path)
+}
+
+func BenchmarkPingRecordBatch(b *testing.B) {
+	storetest.BenchmarkPingRecordBatch(b, func(tb testing.TB) monitors.Store { return testdb.SQLite(tb) })
+}

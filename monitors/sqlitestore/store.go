@@ -1,0 +1,154 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"runtime"
+	"sync"
+
+	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
+
+	"github.com/vigilhq/vigil/migrations"
+	"github.com/vigilhq/vigil/monitors"
+)
+
+// Options configure a Store.
+type Options struct {
+	// Logger receives the store's warnings, such as a monitor that could not
+	// be evaluated. Nil discards them.
+	Logger *slog.Logger
+}
+
+// busyTimeoutMS is how long a connection waits for a lock held by another
+// connection (another process on the same file, or a checkpoint) before it
+// fails with SQLITE_BUSY.
+const busyTimeoutMS = 10000
+
+// Store is a [monitors.Store] on a SQLite file.
+type Store struct {
+	path string
+	// w is the one writer connection. Every transaction on it starts with
+	// BEGIN IMMEDIATE (the _txlock=immediate DSN parameter), so it takes
+	// SQLite's write lock at once instead of failing with SQLITE_BUSY when a
+	// read transaction later tries to become a write one.
+	w *sql.DB
+	// r is a pool of read-only connections. In WAL mode readers do not
+	// block the writer, and the writer does not block them.
+	r *sql.DB
+
+	stmts     *statements
+	log       *slog.Logger
+	closeOnce sync.Once
+	closeErr  error
+}
+
+var _ monitors.Store = (*Store)(nil)
+
+// Open opens (creating it if needed) the SQLite database at path, applies
+// pending migrations, and returns a Store on it.
+//
+// The database runs in WAL mode with synchronous=NORMAL: a commit is written
+// to the WAL before it returns, so it survives a crash of the process, which
+// is the promise ingest makes when it answers a ping. What NORMAL gives up
+// against FULL is an fsync per commit: after a crash of the whole machine or
+// a power loss, the last commits may be lost. That trade is what lets one
+// file take thousands of pings a second; operators who need more run
+// PostgreSQL.
+func Open(ctx context.Context, path string, opts Options) (*Store, error) {
+	if path == "" {
+		return nil, errors.New("open sqlite: empty path")
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	file := "file:" + (&url.URL{Path: path}).EscapedPath()
+	common := url.Values{}
+	common.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeoutMS))
+	common.Add("_pragma", "foreign_keys(1)")
+
+	wq := url.Values{}
+	for k, v := range common {
+		wq[k] = append([]string(nil), v...)
+	}
+	wq.Add("_pragma", "journal_mode(WAL)")
+	wq.Add("_pragma", "synchronous(NORMAL)")
+	wq.Set("_txlock", "immediate")
+	w, err := sql.Open("sqlite", file+"?"+wq.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
+	}
+	// One writer: SQLite has one write lock per file anyway, and one
+	// connection keeps the prepared statements warm.
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxLifetime(0)
+	w.SetConnMaxIdleTime(0)
+	if err := w.PingContext(ctx); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
+	}
+	if err := migrations.Up(ctx, w, migrations.SQLite); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("migrate sqlite %s: %w", path, err)
+	}
+
+	rq := common
+	rq.Add("_pragma", "query_only(1)")
+	r, err := sql.Open("sqlite", file+"?"+rq.Encode())
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("open sqlite %s for reading: %w", path, err)
+	}
+	n := max(4, runtime.GOMAXPROCS(0))
+	r.SetMaxOpenConns(n)
+	r.SetMaxIdleConns(n)
+
+	stmts, err := prepare(ctx, w)
+	if err != nil {
+		r.Close()
+		w.Close()
+		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
+	}
+	return &Store{path: path, w: w, r: r, stmts: stmts, log: log}, nil
+}
+
+// Ping checks that the database answers.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.r.PingContext(ctx); err != nil {
+		return fmt.Errorf("ping sqlite: %w", err)
+	}
+	if err := s.w.PingContext(ctx); err != nil {
+		return fmt.Errorf("ping sqlite: %w", err)
+	}
+	return nil
+}
+
+// Close closes the database. It may be called more than once.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() {
+		s.closeErr = errors.Join(s.stmts.close(), s.r.Close(), s.w.Close())
+	})
+	return s.closeErr
+}
+
+// inTx runs fn in a write transaction (BEGIN IMMEDIATE), committing when it
+// returns nil.
+func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
+	if err := fn(tx); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", interpret(err))
+	}
+	return nil
+}
