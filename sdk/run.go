@@ -54,10 +54,13 @@ func (c *Client) newRun(m Monitor, attempt int) *Run {
 	return &Run{c: c, m: m, rid: NewRunID(), attempt: attempt, started: c.now(), startSent: make(chan struct{})}
 }
 
-// startAsync sends the start ping in the background, so that the job does
-// not wait for Vigil. Every finish waits for it first.
-func (c *Client) startAsync(ctx context.Context, m Monitor, attempt int) *Run {
-	r := c.newRun(m, attempt)
+// Begin is [Client.Start] without the wait: the start ping is sent in the
+// background, so that the job starts at once, and the run's finishing pings
+// wait for it, so that no finish overtakes its start. A start that cannot
+// be delivered is logged. Of the options, only [WithAttempt] applies.
+func (c *Client) Begin(ctx context.Context, m Monitor, opts ...RunOption) *Run {
+	cfg := newRunConfig(opts)
+	r := c.newRun(m, cfg.attempt)
 	go func() {
 		defer close(r.startSent)
 		err := c.Ping(ctx, m, KindStart, &PingOptions{RID: r.rid, Attempt: r.attempt})
@@ -242,7 +245,7 @@ func (c *Client) runAttempt(ctx context.Context, m Monitor, fn func(ctx context.
 	// Pings outlive a cancelled ctx: a shutdown is exactly when the cancel
 	// report matters. Each ping is still bounded by the client's timeouts.
 	pingCtx := context.WithoutCancel(ctx)
-	run := c.startAsync(pingCtx, m, attempt)
+	run := c.Begin(pingCtx, m, WithAttempt(attempt))
 
 	jobCtx := ctx
 	if cfg.runtimeLimit > 0 {

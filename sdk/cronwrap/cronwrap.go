@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/robfig/cron/v3"
 
@@ -174,4 +175,25 @@ func (s *Scheduler) run(job sdk.Job, fn func(ctx context.Context) error) {
 	if err := c.RunWithRetries(ctx, m, fn, opts...); err != nil {
 		c.Logger().InfoContext(ctx, "cronwrap: job failed", "slug", job.Slug, "error", err)
 	}
+}
+
+// ParseSchedule parses spec as robfig/cron does (5 fields, or 6 with
+// seconds first when withSeconds; descriptors; "@every"; a "CRON_TZ=Zone "
+// prefix) and describes it for a declaration. Other integrations use it
+// to schedule with cron syntax; the returned cron.Schedule satisfies
+// river.PeriodicSchedule.
+func ParseSchedule(spec string, withSeconds bool) (cron.Schedule, *sdk.Schedule, error) {
+	fields := cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor
+	if withSeconds {
+		fields |= cron.Second
+	}
+	s, err := cron.NewParser(fields).Parse(spec)
+	if err != nil {
+		return nil, nil, fmt.Errorf("parse cron spec %q: %w", spec, err)
+	}
+	described, err := schedspec.Parse(spec, time.UTC)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, described, nil
 }

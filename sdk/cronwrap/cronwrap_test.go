@@ -197,3 +197,24 @@ func TestWrapReportsRunsAndPanics(t *testing.T) {
 	require.NotPanics(t, recovered.Run)
 	require.Len(t, srv.Pings(), 6)
 }
+
+func TestParseSchedule(t *testing.T) {
+	t.Parallel()
+	s, d, err := cronwrap.ParseSchedule("CRON_TZ=Europe/Berlin 0 2 * * *", false)
+	require.NoError(t, err)
+	require.Equal(t, sdk.Cron("0 2 * * *", "Europe/Berlin"), d)
+	from := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	require.Equal(t, time.Date(2026, 3, 1, 1, 0, 0, 0, time.UTC), s.Next(from).UTC())
+
+	_, d, err = cronwrap.ParseSchedule("30 0 2 * * *", true)
+	require.NoError(t, err)
+	require.Equal(t, sdk.Cron("30 0 2 * * *", ""), d)
+	_, d, err = cronwrap.ParseSchedule("@every 15m", false)
+	require.NoError(t, err)
+	require.Equal(t, sdk.Every(15*time.Minute), d)
+
+	_, _, err = cronwrap.ParseSchedule("30 0 2 * * *", false)
+	require.Error(t, err, "six fields need withSeconds")
+	_, _, err = cronwrap.ParseSchedule("nonsense", false)
+	require.Error(t, err)
+}

@@ -369,3 +369,29 @@ func TestPoliciesRejectBadInput(t *testing.T) {
 	require.True(t, ok)
 	require.Positive(t, d)
 }
+
+func TestRiverDefault(t *testing.T) {
+	t.Parallel()
+	p := retry.River{}
+	require.Equal(t, "river-default", p.Name())
+	// "after the first failure a new try will be scheduled in 1 seconds, 16
+	// seconds after the second, 1 minute and 21 seconds after the third".
+	for a, want := range []time.Duration{time.Second, 16 * time.Second, 81 * time.Second} {
+		d, ok := p.Delay(a+1, fixedRand{f: 0.5})
+		require.True(t, ok)
+		require.Equal(t, want, d)
+		lo, _ := p.Delay(a+1, lowest)
+		hi, _ := p.Delay(a+1, highest)
+		within(t, want.Seconds()*0.9, 1e-6, lo, "-10%")
+		within(t, want.Seconds()*1.1, 1e-6, hi, "+10%")
+	}
+	// MaxAttempts counts executions, 25 by default.
+	require.Equal(t, 24, p.MaxRetries())
+	_, ok := p.Delay(24, lowest)
+	require.True(t, ok)
+	_, ok = p.Delay(25, lowest)
+	require.False(t, ok)
+	_, ok = retry.River{MaxAttempts: 1}.Delay(1, lowest)
+	require.False(t, ok)
+	require.Equal(t, []time.Duration{1100 * time.Millisecond, 17600 * time.Millisecond}, retry.River{MaxAttempts: 3}.MaxDelays())
+}
