@@ -48,7 +48,9 @@ func (limitedArgs) Kind() string { return "limited" }
 // within the test.
 type quickRetry struct{}
 
-func (quickRetry) NextRetry(*rivertype.JobRow) time.Time { return time.Now().Add(300 * time.Millisecond) }
+func (quickRetry) NextRetry(*rivertype.JobRow) time.Time {
+	return time.Now().Add(300 * time.Millisecond)
+}
 
 type testBundle struct {
 	srv    *vigiltest.Server
