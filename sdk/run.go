@@ -156,9 +156,10 @@ func newRunConfig(opts []RunOption) runConfig {
 
 // WithAttempt sets the number of this execution of the occurrence: 1 (the
 // default) for the first, 2 for the first retry, and so on. Use it when the
-// scheduler retries the job and says which attempt this is.
+// scheduler retries the job and says which attempt this is. With
+// [Client.Start] and [Client.Begin], 0 sends no attempt at all.
 func WithAttempt(n int) RunOption {
-	return func(c *runConfig) { c.attempt = max(n, 1) }
+	return func(c *runConfig) { c.attempt = max(n, 0) }
 }
 
 // WithRetryPolicy says how the job's scheduler retries it. A failed attempt
@@ -216,7 +217,7 @@ type attemptResult struct {
 // itself by nothing.
 func (c *Client) Run(ctx context.Context, m Monitor, fn func(ctx context.Context) error, opts ...RunOption) error {
 	cfg := newRunConfig(opts)
-	return c.runAttempt(ctx, m, fn, &cfg, cfg.attempt).err
+	return c.runAttempt(ctx, m, fn, &cfg, max(cfg.attempt, 1)).err
 }
 
 // RunWithRetries runs fn like [Client.Run], and retries it itself as the
@@ -229,7 +230,7 @@ func (c *Client) Run(ctx context.Context, m Monitor, fn func(ctx context.Context
 // runs fn once.
 func (c *Client) RunWithRetries(ctx context.Context, m Monitor, fn func(ctx context.Context) error, opts ...RunOption) error {
 	cfg := newRunConfig(opts)
-	for attempt := cfg.attempt; ; attempt++ {
+	for attempt := max(cfg.attempt, 1); ; attempt++ {
 		res := c.runAttempt(ctx, m, fn, &cfg, attempt)
 		if !res.retry {
 			return res.err
