@@ -1,0 +1,121 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/vigilhq/vigil/server"
+)
+
+// setting is one configuration value: an environment variable and a flag.
+// The environment sets it, a flag overrides it, and the README's table
+// lists every one (a test keeps them in step).
+type setting struct {
+	env, flag string
+	def       string
+	usage     string
+	set       func(string) error
+}
+
+func stringSetting(p *string) func(string) error {
+	return func(s string) error { *p = s; return nil }
+}
+
+func boolSetting(p *bool) func(string) error {
+	return func(s string) error {
+		v, err := strconv.ParseBool(s)
+		if err != nil {
+			return fmt.Errorf("%q is not true or false", s)
+		}
+		*p = v
+		return nil
+	}
+}
+
+func intSetting(p *int, lo, hi int) func(string) error {
+	return func(s string) error {
+		v, err := strconv.Atoi(s)
+		if err != nil || v < lo || v > hi {
+			return fmt.Errorf("%q is not a whole number between %d and %d", s, lo, hi)
+		}
+		*p = v
+		return nil
+	}
+}
+
+func durationSetting(p *time.Duration, lo, hi time.Duration) func(string) error {
+	return func(s string) error {
+		v, err := time.ParseDuration(s)
+		if err != nil || v < lo || v > hi {
+			return fmt.Errorf("%q is not a duration (such as 500ms, 10s, 5m) between %s and %s", s, lo, hi)
+		}
+		*p = v
+		return nil
+	}
+}
+
+// serverSettings lists the settings of "vigil serve".
+func serverSettings(c *server.Config) []setting {
+	return []setting{
+		{"VIGIL_DATABASE_URL", "database", "./vigil.db", "postgres:// URL, or a SQLite file path", stringSetting(&c.DatabaseURL)},
+		{"VIGIL_LISTEN", "listen", "127.0.0.1:8080", "address to serve on", stringSetting(&c.Listen)},
+		{"VIGIL_BASE_URL", "base-url", "", "public URL of this Vigil, used in ping URLs, links and messages (default: http:// + the listen address)", stringSetting(&c.BaseURL)},
+		{"VIGIL_ALLOW_PRIVATE_TARGETS", "allow-private-targets", "false", "let channels reach loopback and private addresses", boolSetting(&c.AllowPrivateTargets)},
+		{"VIGIL_LOG_LEVEL", "log-level", "info", "debug, info, warn or error", stringSetting(&c.LogLevel)},
+		{"VIGIL_LOG_FORMAT", "log-format", "text", "text or json", stringSetting(&c.LogFormat)},
+		{"VIGIL_KEEP_PINGS", "keep-pings", "1000", "pings kept per monitor; older ones are pruned", intSetting(&c.KeepPings, 10, 10_000_000)},
+		{"VIGIL_KEEP_RUNS", "keep-runs", "1000", "runs kept per monitor; older ones are pruned", intSetting(&c.KeepRuns, 10, 10_000_000)},
+		{"VIGIL_PRUNE_INTERVAL", "prune-interval", "10m", "how often old pings and runs are pruned", durationSetting(&c.PruneInterval, time.Second, 24*time.Hour)},
+	}
+}
+
+// databaseSettings lists the settings of commands that only open the database.
+func databaseSettings(c *server.Config) []setting {
+	return serverSettings(c)[:1]
+}
+
+// parseSettings applies defaults, then the environment, then the flags of
+// args. All problems are reported together.
+func parseSettings(env *cmdEnv, fs *flag.FlagSet, settings []setting, args []string) error {
+	var errs []error
+	for _, s := range settings {
+		if err := s.set(s.def); err != nil {
+			return fmt.Errorf("default of %s: %w", s.env, err) // a bug in the table
+		}
+		if v := env.getenv(s.env); v != "" {
+			if err := s.set(strings.TrimSpace(v)); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", s.env, err))
+			}
+		}
+		help := fmt.Sprintf("%s (env %s, default %q)", s.usage, s.env, s.def)
+		if strings.HasPrefix(s.env, "VIGIL_ALLOW_") {
+			// A bare --allow-... turns it on.
+			fs.BoolFunc(s.flag, help, s.set)
+		} else {
+			fs.Func(s.flag, help, s.set)
+		}
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return errHelp
+		}
+		return usageError{err.Error()}
+	}
+	return errors.Join(errs...)
+}
+
+// newFlagSet returns a flag set that reports to the command's stderr.
+func newFlagSet(env *cmdEnv) *flag.FlagSet {
+	fs := flag.NewFlagSet("vigil", flag.ContinueOnError)
+	if env.stderr != nil {
+		fs.SetOutput(env.stderr)
+	} else {
+		fs.SetOutput(io.Discard)
+	}
+	return fs
+}

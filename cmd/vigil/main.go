@@ -1,0 +1,79 @@
+// Command vigil is Vigil's one binary: the server, its maintenance
+// commands, and the tools users run beside their jobs.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+const usage = `Usage: vigil <command> [flags]
+
+Commands:
+  serve      run the server: ping ingest, evaluator, notifications, API, dashboard
+  migrate    apply database migrations (up) or show them (status)
+  cron next  print the next fire times of a cron expression
+  help       show this help
+
+Run "vigil <command> -h" for the flags of a command.
+`
+
+// run runs one subcommand and returns the process exit code.
+func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	env := &cmdEnv{ctx: ctx, getenv: getenv, stdin: stdin, stdout: stdout, stderr: stderr}
+	var err error
+	switch args[0] {
+	case "serve":
+		err = serveCmd(env, args[1:])
+	case "migrate":
+		err = migrateCmd(env, args[1:])
+	case "cron":
+		err = cronCmd(env, args[1:])
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "vigil: unknown command %q\n\n%s", args[0], usage)
+		return 2
+	}
+	if err != nil {
+		if ue, ok := err.(usageError); ok {
+			fmt.Fprintf(stderr, "vigil %s: %s\n", args[0], ue.msg)
+			return 2
+		}
+		if err == errHelp {
+			return 0
+		}
+		fmt.Fprintf(stderr, "vigil %s: %v\n", args[0], err)
+		return 1
+	}
+	return 0
+}
+
+// cmdEnv is what a subcommand may touch of the process.
+type cmdEnv struct {
+	ctx            context.Context
+	getenv         func(string) string
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+// usageError is a mistake in the command line: exit status 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }

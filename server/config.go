@@ -1,0 +1,75 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Config is the operator's configuration of a Vigil server.
+type Config struct {
+	DatabaseURL         string
+	Listen              string
+	BaseURL             string
+	AllowPrivateTargets bool
+	LogLevel            string
+	LogFormat           string
+	KeepPings           int
+	KeepRuns            int
+	PruneInterval       time.Duration
+
+	// NowFunc is the clock; nil is time.Now. Tests set it.
+	NowFunc func() time.Time
+}
+
+// Validate checks c and fills derived defaults (the base URL). All problems
+// are reported together.
+func (c *Config) Validate() error {
+	var errs []error
+	if c.DatabaseURL == "" {
+		errs = append(errs, errors.New("database: must not be empty"))
+	}
+	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
+		errs = append(errs, fmt.Errorf("listen: %q is not host:port", c.Listen))
+	}
+	if c.BaseURL == "" {
+		c.BaseURL = "http://" + c.Listen
+	}
+	if u, err := url.Parse(c.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		errs = append(errs, fmt.Errorf("base URL: %q is not an http or https URL", c.BaseURL))
+	}
+	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
+	if _, err := ParseLogLevel(c.LogLevel); err != nil {
+		errs = append(errs, err)
+	}
+	if c.LogFormat != "text" && c.LogFormat != "json" {
+		errs = append(errs, fmt.Errorf("log format: %q is not text or json", c.LogFormat))
+	}
+	if c.KeepPings < 1 || c.KeepRuns < 1 {
+		errs = append(errs, errors.New("keep pings and keep runs must be at least 1"))
+	}
+	if c.PruneInterval <= 0 {
+		errs = append(errs, errors.New("prune interval must be positive"))
+	}
+	return errors.Join(errs...)
+}
+
+// ParseLogLevel parses debug, info, warn or error.
+func ParseLogLevel(s string) (slog.Level, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(s)); err != nil {
+		return 0, fmt.Errorf("log level: %q is not debug, info, warn or error", s)
+	}
+	return l, nil
+}
+
+func (c *Config) now() time.Time {
+	if c.NowFunc != nil {
+		return c.NowFunc()
+	}
+	return time.Now()
+}

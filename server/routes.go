@@ -1,0 +1,64 @@
+package server
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+)
+
+// routes lists every HTTP route of Vigil.
+func (s *Server) routes() *echo.Echo {
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = s.errorHandler
+
+	e.GET("/healthz", s.healthz)
+	e.HEAD("/healthz", s.healthz)
+	e.GET("/readyz", s.readyz)
+	e.HEAD("/readyz", s.readyz)
+	return e
+}
+
+// healthz answers while the process is up.
+func (s *Server) healthz(c echo.Context) error { return c.String(http.StatusOK, "OK") }
+
+// readyz answers 200 when the database answers, 503 otherwise.
+func (s *Server) readyz(c echo.Context) error {
+	if err := s.store.Ping(c.Request().Context()); err != nil {
+		s.logger.Warn("not ready: database does not answer", "err", err)
+		return c.String(http.StatusServiceUnavailable, "database unavailable")
+	}
+	return c.String(http.StatusOK, "OK")
+}
+
+// errorHandler writes errors as JSON under /api and as short plain text
+// elsewhere. It unwraps with errors.As, so a wrapped *echo.HTTPError keeps
+// its status (echo's default handler would make it a 500).
+func (s *Server) errorHandler(err error, c echo.Context) {
+	if c.Response().Committed {
+		return
+	}
+	status, msg := http.StatusInternalServerError, "internal error"
+	var he *echo.HTTPError
+	if errors.As(err, &he) {
+		status = he.Code
+		if m, ok := he.Message.(string); ok {
+			msg = m
+		} else {
+			msg = strings.ToLower(http.StatusText(status))
+		}
+	} else {
+		s.logger.Error("request failed", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
+	}
+	if c.Request().Method == http.MethodHead {
+		_ = c.NoContent(status)
+		return
+	}
+	if strings.HasPrefix(c.Request().URL.Path, "/api/") {
+		_ = c.JSON(status, map[string]string{"error": msg})
+		return
+	}
+	_ = c.String(status, msg)
+}

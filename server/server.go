@@ -1,0 +1,142 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/vigilhq/vigil/monitors"
+)
+
+// Server is a running Vigil: one process of any number sharing a database.
+type Server struct {
+	cfg    Config
+	logger *slog.Logger
+	store  monitors.Store
+	echo   *echo.Echo
+
+	// Bootstrapped is set when this start created the default project.
+	Bootstrapped *Bootstrap
+
+	listener net.Listener
+}
+
+// New opens the store, creates the default project on an empty database,
+// and builds the HTTP routes. It starts nothing; Run does.
+func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Server, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("invalid configuration: %w", err)
+	}
+	store, err := OpenStore(ctx, cfg.DatabaseURL, logger)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, logger: logger, store: store}
+	s.Bootstrapped, err = BootstrapIfEmpty(ctx, store, cfg.now())
+	if err != nil {
+		_ = store.Close()
+		return nil, err
+	}
+	s.echo = s.routes()
+	return s, nil
+}
+
+// Store returns the server's store.
+func (s *Server) Store() monitors.Store { return s.store }
+
+// Handler returns the HTTP handler of every route.
+func (s *Server) Handler() http.Handler { return s.echo }
+
+// Listen binds the configured address; Addr then tells the bound address
+// (useful with port 0). Run calls it when it has not been called.
+func (s *Server) Listen() error {
+	l, err := net.Listen("tcp", s.cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", s.cfg.Listen, err)
+	}
+	s.listener = l
+	return nil
+}
+
+// Addr returns the bound address, after Listen.
+func (s *Server) Addr() string { return s.listener.Addr().String() }
+
+// Run serves until ctx is done, then shuts down in reverse order: HTTP
+// first, so no ping is accepted that could not be stored, then the
+// background services, then the store.
+func (s *Server) Run(ctx context.Context) error {
+	if s.listener == nil {
+		if err := s.Listen(); err != nil {
+			return err
+		}
+	}
+	hs := &http.Server{
+		Handler:           s.echo,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
+	}
+	bgCtx, stopBackground := context.WithCancel(context.WithoutCancel(ctx))
+	var wg sync.WaitGroup
+	for _, svc := range s.background() {
+		wg.Go(func() { svc(bgCtx) })
+	}
+
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- hs.Serve(s.listener) }()
+	s.logger.Info("vigil serving", "addr", s.listener.Addr().String(), "base_url", s.cfg.BaseURL)
+
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-serveErr:
+		err = fmt.Errorf("serve HTTP: %w", err)
+	}
+	s.logger.Info("vigil shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
+	defer cancel()
+	if serr := hs.Shutdown(shutdownCtx); serr != nil && !errors.Is(serr, http.ErrServerClosed) {
+		err = errors.Join(err, fmt.Errorf("shut down HTTP: %w", serr))
+	}
+	stopBackground()
+	wg.Wait()
+	if cerr := s.store.Close(); cerr != nil {
+		err = errors.Join(err, fmt.Errorf("close store: %w", cerr))
+	}
+	return err
+}
+
+// background lists the services that run beside HTTP until shutdown.
+func (s *Server) background() []func(context.Context) {
+	return []func(context.Context){s.pruneLoop}
+}
+
+// pruneLoop keeps the history of each monitor bounded.
+func (s *Server) pruneLoop(ctx context.Context) {
+	t := time.NewTicker(s.cfg.PruneInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		n, err := s.store.PingPrune(ctx, &monitors.PingPruneParams{KeepPings: s.cfg.KeepPings, KeepRuns: s.cfg.KeepRuns})
+		if err != nil {
+			if ctx.Err() == nil {
+				s.logger.Error("prune history", "err", err)
+			}
+			continue
+		}
+		if n > 0 {
+			s.logger.Debug("pruned history", "rows", n)
+		}
+	}
+}

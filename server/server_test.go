@@ -1,0 +1,81 @@
+package server_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/vigilhq/vigil/internal/testdb"
+	"github.com/vigilhq/vigil/server"
+)
+
+func testConfig(dbURL string) server.Config {
+	return server.Config{
+		DatabaseURL: dbURL, Listen: "127.0.0.1:0", LogLevel: "info", LogFormat: "text",
+		KeepPings: 100, KeepRuns: 100, PruneInterval: time.Minute,
+	}
+}
+
+func get(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp.StatusCode, string(b)
+}
+
+func TestServeHealthAndBootstrap(t *testing.T) {
+	t.Parallel()
+	for name, url := range map[string]func(testing.TB) string{
+		"sqlite":   func(tb testing.TB) string { return testdb.SQLitePath(tb) },
+		"postgres": testdb.PostgresURL,
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dbURL := url(t)
+			ctx, cancel := context.WithCancel(context.Background())
+			srv, err := server.New(ctx, testConfig(dbURL), testdb.Logger(t))
+			require.NoError(t, err)
+			require.NotNil(t, srv.Bootstrapped, "an empty database gets a default project")
+			require.Regexp(t, `^vk_[A-Za-z0-9_-]{40,}$`, srv.Bootstrapped.APIKey)
+			require.NoError(t, srv.Listen())
+			done := make(chan error, 1)
+			go func() { done <- srv.Run(ctx) }()
+
+			base := "http://" + srv.Addr()
+			code, body := get(t, base+"/healthz")
+			require.Equal(t, http.StatusOK, code)
+			require.Equal(t, "OK", body)
+			code, _ = get(t, base+"/readyz")
+			require.Equal(t, http.StatusOK, code)
+
+			cancel()
+			require.NoError(t, <-done)
+
+			// A second start on the same database creates nothing more.
+			srv2, err := server.New(context.Background(), testConfig(dbURL), testdb.Logger(t))
+			require.NoError(t, err)
+			require.Nil(t, srv2.Bootstrapped)
+			projects, err := srv2.Store().ProjectList(context.Background())
+			require.NoError(t, err)
+			require.Len(t, projects, 1)
+			require.NoError(t, srv2.Store().Close())
+		})
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	t.Parallel()
+	c := server.Config{DatabaseURL: "", Listen: "nope", BaseURL: "ftp://x", LogLevel: "loud", LogFormat: "xml"}
+	err := c.Validate()
+	require.Error(t, err)
+	for _, want := range []string{"database", "listen", "base URL", "log level", "log format"} {
+		require.ErrorContains(t, err, want)
+	}
+}
