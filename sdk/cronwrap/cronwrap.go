@@ -116,6 +116,11 @@ func (s *Scheduler) Remove(id cron.EntryID) {
 	}
 }
 
+// Declare sends the declared set once, now. [Scheduler.Start] does this in
+// the background; call Declare first to have the ping URLs before the
+// first run, at the cost of waiting for Vigil (bounded as on [sdk.Client]).
+func (s *Scheduler) Declare(ctx context.Context) error { return s.src.Declare(ctx) }
+
 // Start declares the monitors now and then periodically (see
 // [sdk.Source.Run]) in the background, and starts the cron. Jobs' contexts
 // derive from ctx: cancel it to tell running jobs the host is shutting down

@@ -141,6 +141,11 @@ func (w *Scheduler) RemoveJob(id uuid.UUID) error {
 	return nil
 }
 
+// Declare sends the declared set once, now. [Scheduler.Start] does this in
+// the background; call Declare first to have the ping URLs before the
+// first run, at the cost of waiting for Vigil (bounded as on [sdk.Client]).
+func (w *Scheduler) Declare(ctx context.Context) error { return w.src.Declare(ctx) }
+
 // Start declares the monitors now and then periodically in the background
 // (see [sdk.Source.Run]), until ctx ends or [Scheduler.Shutdown], and
 // starts gocron.

@@ -257,6 +257,10 @@ func (m *Monitor) Remove(slug string) {
 	m.src.Remove(slug)
 }
 
+// Declare sends the declared set once, now: call it before starting the
+// River client to have the ping URLs before the first job runs.
+func (m *Monitor) Declare(ctx context.Context) error { return m.src.Declare(ctx) }
+
 // Run declares the monitors now and then periodically until ctx is done
 // (see [sdk.Source.Run]). Start it beside the River client.
 func (m *Monitor) Run(ctx context.Context) { m.src.Run(ctx) }

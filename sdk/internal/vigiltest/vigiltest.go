@@ -84,6 +84,14 @@ type Server struct {
 // New starts a recorder, closed when the test ends.
 func New(t testing.TB) *Server {
 	t.Helper()
+	s := NewServer()
+	t.Cleanup(s.Close)
+	return s
+}
+
+// NewServer starts a recorder for Example functions, which have no
+// testing.TB; call Close when done.
+func NewServer() *Server {
 	s := &Server{
 		keys: map[string]bool{}, slugs: map[string]bool{},
 		projectKey: "pk-" + newKey()[:12], declared: map[string]map[string]string{},
@@ -93,7 +101,54 @@ func New(t testing.TB) *Server {
 	mux.HandleFunc("PUT /api/v1/sources/{source}/monitors", s.declare)
 	s.h = mux
 	s.srv = httptest.NewServer(mux)
-	t.Cleanup(s.srv.Close)
+	return s
+}
+
+// Close shuts the recorder down.
+func (s *Server) Close() { s.srv.Close() }
+
+// Print writes the pings recorded so far, one a line, as "METHOD path?query
+// [body]", with ping keys written as {key} and {project-key}, and run ids,
+// durations and retry times as {rid}, {ms} and {time}, so the output is
+// stable.
+func (s *Server) Print(w io.Writer) {
+	for _, p := range s.Pings() {
+		path := p.Path
+		if p.Key != "" {
+			path = strings.Replace(path, p.Key, "{key}", 1)
+		}
+		if p.ProjectKey != "" {
+			path = strings.Replace(path, p.ProjectKey, "{project-key}", 1)
+		}
+		q := cloneValues(p.Query)
+		for name, placeholder := range map[string]string{"rid": "{rid}", "duration_ms": "{ms}", "retry_at": "{time}"} {
+			if q.Get(name) != "" {
+				q.Set(name, placeholder)
+			}
+		}
+		line := p.Method + " " + path
+		if enc := q.Encode(); enc != "" {
+			line += "?" + strings.NewReplacer("%7B", "{", "%7D", "}").Replace(enc)
+		}
+		if p.Body != "" {
+			line += " " + strconv.Quote(firstLine(p.Body))
+		}
+		fmt.Fprintln(w, line)
+	}
+}
+
+func cloneValues(v url.Values) url.Values {
+	out := url.Values{}
+	for k, vs := range v {
+		out[k] = append([]string(nil), vs...)
+	}
+	return out
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
 	return s
 }
 
