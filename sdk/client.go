@@ -40,8 +40,8 @@ const userAgent = "vigil-go-sdk/1"
 // default 10 s), each call by 1 + retries requests ([WithRetries], default 2)
 // with a short backoff between them ([BackoffDefault]). The worst case of one
 // ping is therefore timeout × (retries + 1) + the backoffs: 10 s × 3 + 0.75 s
-// = 30.75 s with the defaults, and far less when Vigil refuses connections
-// (about 0.75 s) . A 429's Retry-After is honoured up to the timeout.
+// = 30.75 s with the defaults, and about 0.75 s when Vigil refuses
+// connections. A 429's Retry-After is honoured, up to the timeout.
 type Client struct {
 	base       *url.URL
 	baseErr    error
