@@ -71,6 +71,16 @@ type Store interface {
 	// MonitorNextDeadline returns the earliest next deadline of any unpaused
 	// monitor, or nil when there is none.
 	MonitorNextDeadline(ctx context.Context) (*time.Time, error)
+
+	// Methods of later parts are added below, each in its own block.
+
+	// == evaluator ==
+
+	// == api ==
+
+	// == delivery ==
+
+	// == web ==
 }
 
 // ProjectCreateParams are the inputs of [Store.ProjectCreate].

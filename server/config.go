@@ -22,6 +22,12 @@ type Config struct {
 	KeepRuns            int
 	PruneInterval       time.Duration
 
+	// The settings of each part, declared in the part's file here.
+	Ingest    IngestSettings
+	Evaluator EvaluatorSettings
+	API       APISettings
+	Delivery  DeliverySettings
+
 	// NowFunc is the clock; nil is time.Now. Tests set it.
 	NowFunc func() time.Time
 }

@@ -18,6 +18,10 @@ func (s *Server) routes() *echo.Echo {
 	e.HEAD("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
 	e.HEAD("/readyz", s.readyz)
+
+	s.mountIngest(e)
+	s.mountAPI(e)
+	s.mountWeb(e)
 	return e
 }
 

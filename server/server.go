@@ -115,7 +115,11 @@ func (s *Server) Run(ctx context.Context) error {
 
 // background lists the services that run beside HTTP until shutdown.
 func (s *Server) background() []func(context.Context) {
-	return []func(context.Context){s.pruneLoop}
+	svcs := []func(context.Context){s.pruneLoop}
+	svcs = append(svcs, s.ingestServices()...)
+	svcs = append(svcs, s.evaluatorServices()...)
+	svcs = append(svcs, s.deliveryServices()...)
+	return svcs
 }
 
 // pruneLoop keeps the history of each monitor bounded.

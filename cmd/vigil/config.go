@@ -61,7 +61,7 @@ func durationSetting(p *time.Duration, lo, hi time.Duration) func(string) error 
 
 // serverSettings lists the settings of "vigil serve".
 func serverSettings(c *server.Config) []setting {
-	return []setting{
+	core := []setting{
 		{"VIGIL_DATABASE_URL", "database", "./vigil.db", "postgres:// URL, or a SQLite file path", stringSetting(&c.DatabaseURL)},
 		{"VIGIL_LISTEN", "listen", "127.0.0.1:8080", "address to serve on", stringSetting(&c.Listen)},
 		{"VIGIL_BASE_URL", "base-url", "", "public URL of this Vigil, used in ping URLs, links and messages (default: http:// + the listen address)", stringSetting(&c.BaseURL)},
@@ -72,6 +72,11 @@ func serverSettings(c *server.Config) []setting {
 		{"VIGIL_KEEP_RUNS", "keep-runs", "1000", "runs kept per monitor; older ones are pruned", intSetting(&c.KeepRuns, 10, 10_000_000)},
 		{"VIGIL_PRUNE_INTERVAL", "prune-interval", "10m", "how often old pings and runs are pruned", durationSetting(&c.PruneInterval, time.Second, 24*time.Hour)},
 	}
+	core = append(core, ingestSettings(&c.Ingest)...)
+	core = append(core, evaluatorSettings(&c.Evaluator)...)
+	core = append(core, apiSettings(&c.API)...)
+	core = append(core, deliverySettings(&c.Delivery)...)
+	return core
 }
 
 // databaseSettings lists the settings of commands that only open the database.
