@@ -232,13 +232,24 @@ loop:
 		case waitErr = <-waited:
 			break loop
 		case sig := <-signals:
+			// Every signal is passed on: a second Ctrl-C may mean "now".
 			interrupted = true
 			_ = cmd.Process.Signal(sig)
 		case <-done:
-			// The host is shutting down: treat it as SIGTERM.
+			// The host is shutting down. When ctx was cancelled by the
+			// same signal (signal.NotifyContext in the caller), that
+			// signal is the one to pass on, once.
 			done = nil
+			if interrupted {
+				continue
+			}
 			interrupted = true
-			_ = cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case sig := <-signals:
+				_ = cmd.Process.Signal(sig)
+			default:
+				_ = cmd.Process.Signal(syscall.SIGTERM)
+			}
 		}
 	}
 

@@ -345,3 +345,23 @@ func TestTailBuffer(t *testing.T) {
 	_, _ = none.Write([]byte("x"))
 	require.Empty(t, none.Bytes())
 }
+
+func TestSignalThatCancelledContextIsPassedOnItself(t *testing.T) {
+	b := setup(t)
+	t.Setenv("VIGIL_TEST_CHILD", "trap")
+	cfg, err := parse(b.args(), b.env(nil), b.stderr)
+	require.NoError(t, err)
+	// As with signal.NotifyContext in cmd/vigil: Ctrl-C both cancels ctx
+	// and arrives on the signal channel.
+	ctx, cancel := context.WithCancel(context.Background())
+	signals := make(chan os.Signal, 1)
+	done := make(chan int)
+	stdout := newReadyWriter()
+	go func() { done <- run(ctx, cfg, signals, strings.NewReader(""), stdout, b.stderr) }()
+	<-stdout.ready
+	signals <- syscall.SIGINT
+	cancel()
+	require.Equal(t, 1, <-done)
+	require.Contains(t, stdout.String(), "got interrupt", "the command got SIGINT, not a SIGTERM of vigil run's own")
+	require.Equal(t, "cancel", b.srv.Pings()[1].Kind)
+}
