@@ -1,0 +1,103 @@
+package monitors_test
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/vigilhq/vigil/monitors"
+)
+
+// TestStateMachineInvariants drives random monitors through random pings
+// and ticks and checks what the evaluator relies on: after time is applied
+// at now, the next deadline is strictly later (so a due monitor never spins),
+// and applying time before the deadline changes nothing.
+func TestStateMachineInvariants(t *testing.T) {
+	t.Parallel()
+	specs := []monitors.ScheduleSpec{
+		{Kind: monitors.ScheduleCron, Expr: "*/5 * * * *"},
+		{Kind: monitors.ScheduleCron, Expr: "0 * * * *", TZ: "Europe/Berlin"},
+		{Kind: monitors.ScheduleCron, Expr: "30 2 * * *", TZ: "America/New_York"},
+		{Kind: monitors.ScheduleInterval, EverySeconds: 90},
+	}
+	kinds := []monitors.PingKind{monitors.PingStart, monitors.PingSuccess, monitors.PingFail, monitors.PingLog, monitors.PingSkip, monitors.PingCancel}
+	for seed := uint64(0); seed < 300; seed++ {
+		r := rand.New(rand.NewPCG(seed, 7))
+		m := &monitors.Monitor{ID: "m", Name: "job", Schedule: specs[r.IntN(len(specs))],
+			GraceSeconds: int64(1 + r.IntN(600)), MaxRuntimeSeconds: int64(r.IntN(1200)), DeadlineSeconds: int64(r.IntN(2) * r.IntN(7200)),
+			AlertOnFailure: []monitors.AlertOnFailure{monitors.AlertFinal, monitors.AlertEveryAttempt, monitors.AlertNever}[r.IntN(3)],
+			FailureThreshold: 1 + r.IntN(3), RecoveryThreshold: 1 + r.IntN(3)}
+		m.ApplyDefaults()
+		require.NoError(t, m.Validate())
+		now := time.Date(2026, 3, 7, 0, 0, 0, 0, time.UTC)
+		open := map[monitors.IncidentKind]bool{}
+		check := func(tr *monitors.Transition) {
+			for _, c := range tr.Incidents {
+				switch c.Op {
+				case monitors.IncidentOpen:
+					require.False(t, open[c.Kind], "seed %d: %s opened twice", seed, c.Kind)
+					open[c.Kind] = true
+				case monitors.IncidentResolve:
+					require.True(t, open[c.Kind], "seed %d: %s resolved while not open", seed, c.Kind)
+					delete(open, c.Kind)
+				case monitors.IncidentUpdate:
+					require.True(t, open[c.Kind], "seed %d: %s updated while not open", seed, c.Kind)
+				}
+			}
+			require.Equal(t, len(open), len(m.State.Open), "seed %d", seed)
+			require.Equal(t, len(open) > 0 && !m.Paused, m.State.Status == monitors.StatusDown, "seed %d: status %s", seed, m.State.Status)
+		}
+		for step := 0; step < 200; step++ {
+			now = now.Add(time.Duration(r.IntN(3600)) * time.Second)
+			switch n := r.IntN(10); {
+			case n < 6:
+				p := &monitors.Ping{Kind: kinds[r.IntN(len(kinds))], At: now}
+				if r.IntN(2) == 0 {
+					p.RID = []string{"a", "b", "c"}[r.IntN(3)]
+				}
+				if r.IntN(3) == 0 {
+					p.Attempt = 1 + r.IntN(4)
+				}
+				if p.Kind == monitors.PingFail && r.IntN(2) == 0 {
+					ra := now.Add(time.Duration(1+r.IntN(3600)) * time.Second)
+					p.RetryAt = &ra
+				}
+				tr, err := monitors.ApplyPing(m, p)
+				require.NoError(t, err)
+				check(tr)
+			case n < 9:
+				// The evaluator applies time only at or after the deadline.
+				if d := m.NextDeadlineAt; d != nil && !d.After(now) {
+					tr, err := monitors.ApplyTime(m, now, monitors.TimeOptions{})
+					require.NoError(t, err)
+					check(tr)
+					if nd := m.NextDeadlineAt; nd != nil {
+						require.True(t, nd.After(now), "seed %d step %d: deadline %s not after %s", seed, step, nd, now)
+					}
+				} else {
+					before := m.State
+					tr, err := monitors.ApplyTime(m, now, monitors.TimeOptions{})
+					require.NoError(t, err)
+					require.True(t, tr.Empty(), "seed %d: time before the deadline changed something", seed)
+					require.Equal(t, before.Status, m.State.Status)
+				}
+			default:
+				var tr *monitors.Transition
+				var err error
+				if m.Paused {
+					tr, err = monitors.Resume(m, now)
+				} else {
+					tr, err = monitors.Pause(m, now)
+				}
+				require.NoError(t, err)
+				check(tr)
+				if m.Paused {
+					require.Nil(t, m.NextDeadlineAt)
+					require.Empty(t, open)
+				}
+			}
+		}
+	}
+}
