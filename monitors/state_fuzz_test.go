@@ -27,7 +27,7 @@ func TestStateMachineInvariants(t *testing.T) {
 		r := rand.New(rand.NewPCG(seed, 7))
 		m := &monitors.Monitor{ID: "m", Name: "job", Schedule: specs[r.IntN(len(specs))],
 			GraceSeconds: int64(1 + r.IntN(600)), MaxRuntimeSeconds: int64(r.IntN(1200)), DeadlineSeconds: int64(r.IntN(2) * r.IntN(7200)),
-			AlertOnFailure: []monitors.AlertOnFailure{monitors.AlertFinal, monitors.AlertEveryAttempt, monitors.AlertNever}[r.IntN(3)],
+			AlertOnFailure:   []monitors.AlertOnFailure{monitors.AlertFinal, monitors.AlertEveryAttempt, monitors.AlertNever}[r.IntN(3)],
 			FailureThreshold: 1 + r.IntN(3), RecoveryThreshold: 1 + r.IntN(3)}
 		m.ApplyDefaults()
 		require.NoError(t, m.Validate())
