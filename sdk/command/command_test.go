@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 
 	"github.com/vigilhq/vigil/sdk/internal/vigiltest"
 )
@@ -24,7 +25,7 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv("VIGIL_TEST_CHILD"); mode != "" {
 		os.Exit(child(mode))
 	}
-	os.Exit(m.Run())
+	goleak.VerifyTestMain(m)
 }
 
 func child(mode string) int {
