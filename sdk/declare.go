@@ -91,6 +91,9 @@ type DeclaredMonitor struct {
 	Paused     bool   `json:"paused,omitempty"`
 	Source     string `json:"source,omitempty"`
 	Discovered bool   `json:"discovered,omitempty"`
+	// LastPingAt and NextExpectedAt are nil when Vigil sends none.
+	LastPingAt     *time.Time `json:"last_ping_at,omitempty"`
+	NextExpectedAt *time.Time `json:"next_expected_at,omitempty"`
 }
 
 // Monitor addresses the declared monitor by its ping URL (or, failing

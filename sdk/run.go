@@ -57,7 +57,9 @@ func (c *Client) newRun(m Monitor, attempt int) *Run {
 // Begin is [Client.Start] without the wait: the start ping is sent in the
 // background, so that the job starts at once, and the run's finishing pings
 // wait for it, so that no finish overtakes its start. A start that cannot
-// be delivered is logged. Of the options, only [WithAttempt] applies.
+// be delivered is logged. ctx bounds the start ping (pass
+// context.WithoutCancel(ctx) for one that must outlive a shutdown). Of the
+// options, only [WithAttempt] applies.
 func (c *Client) Begin(ctx context.Context, m Monitor, opts ...RunOption) *Run {
 	cfg := newRunConfig(opts)
 	r := c.newRun(m, cfg.attempt)
