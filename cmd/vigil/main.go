@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/vigilhq/vigil/sdk/command"
 )
 
 func main() {
@@ -24,6 +26,7 @@ Commands:
   serve      run the server: ping ingest, evaluator, notifications, API, dashboard
   migrate    apply database migrations (up) or show them (status)
   cron next  print the next fire times of a cron expression
+  run        run a command and report it: vigil run [flags] -- COMMAND ARGS
   help       show this help
 
 Run "vigil <command> -h" for the flags of a command.
@@ -34,6 +37,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return 2
+	}
+	if args[0] == "run" {
+		// vigil run exits with its command's exit code.
+		return command.Main(ctx, args[1:], getenv, stdin, stdout, stderr)
 	}
 	env := &cmdEnv{ctx: ctx, getenv: getenv, stdin: stdin, stdout: stdout, stderr: stderr}
 	var err error
