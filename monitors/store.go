@@ -81,6 +81,40 @@ type Store interface {
 	// == delivery ==
 
 	// == web ==
+
+	// UserCreate stores a new user and their project memberships in one
+	// transaction. An email already in use is ErrConflict, and so is any
+	// existing user when p.OnlyFirst is set; an unknown project is
+	// ErrNotFound.
+	UserCreate(ctx context.Context, p *UserCreateParams) (*User, error)
+	// UserCount returns how many users there are.
+	UserCount(ctx context.Context) (int, error)
+	UserGet(ctx context.Context, id string) (*User, error)
+	// UserGetByEmail finds a user by email, compared in lower case.
+	UserGetByEmail(ctx context.Context, email string) (*User, error)
+	// ProjectMemberAdd makes a user a member of a project; adding a member
+	// again changes nothing. An unknown user or project is ErrNotFound.
+	ProjectMemberAdd(ctx context.Context, p *ProjectMemberAddParams) error
+	// ProjectListByUser returns the projects a user is a member of, oldest
+	// first.
+	ProjectListByUser(ctx context.Context, userID string) ([]*Project, error)
+	// ProjectRename changes a project's name.
+	ProjectRename(ctx context.Context, p *ProjectRenameParams) (*Project, error)
+	SessionCreate(ctx context.Context, p *SessionCreateParams) (*Session, error)
+	// SessionGet returns the unexpired session with that token hash.
+	SessionGet(ctx context.Context, p *SessionGetParams) (*Session, error)
+	// SessionExtend moves a session's expiry.
+	SessionExtend(ctx context.Context, id string, expiresAt time.Time) error
+	// SessionDelete ends the session with that token hash; ending one that
+	// does not exist is not an error.
+	SessionDelete(ctx context.Context, tokenHash string) error
+	// SessionDeleteExpired deletes the sessions expired at now and returns
+	// how many.
+	SessionDeleteExpired(ctx context.Context, now time.Time) (int64, error)
+	// RunListRecent returns the newest p.PerMonitor runs of each of
+	// p.MonitorIDs in the project, newest first, by monitor ID. Monitors
+	// without runs have no entry.
+	RunListRecent(ctx context.Context, p *RunListRecentParams) (map[string][]*Run, error)
 }
 
 // ProjectCreateParams are the inputs of [Store.ProjectCreate].

@@ -1,0 +1,87 @@
+package monitors
+
+import (
+	"strings"
+	"time"
+)
+
+// User is a person who signs in to the dashboard. A user sees only the
+// projects they are a member of.
+type User struct {
+	ID    string
+	Email string // lower case
+	// PasswordHash is a bcrypt hash; the password itself is never stored.
+	PasswordHash string
+	CreatedAt    time.Time
+}
+
+// Session is a signed-in browser. The browser holds a random token; the
+// store keeps only its hash, so a copy of the database signs no one in.
+type Session struct {
+	ID        string
+	UserID    string
+	TokenHash string
+	// CSRFToken is carried by every form and htmx request of the session.
+	CSRFToken string
+	CreatedAt time.Time
+	ExpiresAt time.Time
+}
+
+// NormalizeEmail returns the form in which an email address is stored and
+// compared: trimmed, in lower case.
+func NormalizeEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
+
+// UserCreateParams are the inputs of [Store.UserCreate].
+type UserCreateParams struct {
+	ID           string
+	Email        string // normalized by the store
+	PasswordHash string
+	// ProjectIDs are the projects the user joins.
+	ProjectIDs []string
+	// OnlyFirst makes the creation fail with ErrConflict when any user
+	// exists already: the first account, offered at first start, can be
+	// made once, whatever races.
+	OnlyFirst bool
+	Now       time.Time
+}
+
+// ProjectMemberAddParams are the inputs of [Store.ProjectMemberAdd].
+type ProjectMemberAddParams struct {
+	ProjectID string
+	UserID    string
+	Now       time.Time
+}
+
+// ProjectRenameParams are the inputs of [Store.ProjectRename].
+type ProjectRenameParams struct {
+	ID   string
+	Name string
+}
+
+// SessionCreateParams are the inputs of [Store.SessionCreate].
+type SessionCreateParams struct {
+	ID        string
+	UserID    string
+	TokenHash string
+	CSRFToken string
+	Now       time.Time
+	ExpiresAt time.Time
+}
+
+// SessionGetParams are the inputs of [Store.SessionGet].
+type SessionGetParams struct {
+	TokenHash string
+	// Now is compared with the session's expiry: an expired session is
+	// ErrNotFound.
+	Now time.Time
+}
+
+// RunListRecentParams are the inputs of [Store.RunListRecent].
+type RunListRecentParams struct {
+	ProjectID string
+	// MonitorIDs are the monitors whose runs are wanted; monitors of other
+	// projects are left out.
+	MonitorIDs []string
+	// PerMonitor is how many of the newest runs of each monitor to return.
+	PerMonitor int
+}
