@@ -78,6 +78,37 @@ type Store interface {
 
 	// == api ==
 
+	ChannelCreate(ctx context.Context, p *ChannelCreateParams) (*Channel, error)
+	ChannelGet(ctx context.Context, projectID, id string) (*Channel, error)
+	ChannelList(ctx context.Context, p *ChannelListParams) ([]*Channel, error)
+	// ChannelModify loads a channel under a lock, lets p.Fn change it and
+	// writes it. A name already used in the project is ErrConflict.
+	ChannelModify(ctx context.Context, p *ChannelModifyParams) (*Channel, error)
+	// ChannelDelete deletes a channel that no monitor names; otherwise it
+	// returns a *ChannelInUseError.
+	ChannelDelete(ctx context.Context, projectID, id string) error
+
+	// MonitorPatch is MonitorModify for a change made by a person: p.Fn
+	// also gets and sets the monitor's person fields, written in the same
+	// transaction. It returns the monitor and its person fields.
+	MonitorPatch(ctx context.Context, p *MonitorPatchParams) (*Monitor, []string, error)
+	// MonitorPersonFields returns the person fields of the project's
+	// monitors with those IDs, by ID; monitors with none, or unknown, are
+	// left out.
+	MonitorPersonFields(ctx context.Context, projectID string, ids []string) (map[string][]string, error)
+	// MonitorSync applies a source's declaration in one transaction (see
+	// MonitorSyncParams). Syncs of one source are serialized; a slug
+	// inserted meanwhile by another writer makes the sync start over.
+	MonitorSync(ctx context.Context, p *MonitorSyncParams) error
+	// MonitorCountByStatus counts the monitors of every project by their
+	// status at now (late is derived, as in MonitorList).
+	MonitorCountByStatus(ctx context.Context, now time.Time) (map[Status]int64, error)
+	// IncidentCountByKind counts the incidents of every project, by kind.
+	IncidentCountByKind(ctx context.Context) ([]IncidentCount, error)
+	// ProjectBadgeKey returns the secret the project's badge URLs are
+	// signed with, making it on first use.
+	ProjectBadgeKey(ctx context.Context, projectID string) (string, error)
+
 	// == delivery ==
 
 	// == web ==

@@ -1,0 +1,117 @@
+package monitors
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Channel is an alert channel of a project: where incidents of its monitors
+// are sent. Config is the kind's JSON config, secrets included; the API
+// strips the secrets before it returns a channel.
+type Channel struct {
+	ID        string
+	ProjectID string
+	Kind      string
+	Name      string
+	Config    json.RawMessage
+	IsDefault bool // used by monitors with no channels of their own
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// ChannelCreateParams are the inputs of [Store.ChannelCreate].
+type ChannelCreateParams struct {
+	ID        string
+	ProjectID string
+	Kind      string
+	Name      string
+	Config    json.RawMessage
+	IsDefault bool
+	Now       time.Time
+}
+
+// ChannelListParams page [Store.ChannelList]. Results are ordered by name,
+// then ID.
+type ChannelListParams struct {
+	ProjectID string
+	Limit     int // 0 or less: all
+	Offset    int
+}
+
+// ChannelModifyParams are the inputs of [Store.ChannelModify]. Fn changes
+// the channel's Name, Config, IsDefault and UpdatedAt; an error from Fn
+// aborts the change and is returned as is.
+type ChannelModifyParams struct {
+	ProjectID string
+	ID        string
+	Fn        func(c *Channel) error
+}
+
+// ChannelInUseError is returned by [Store.ChannelDelete] when monitors
+// still send to the channel. It matches ErrConflict.
+type ChannelInUseError struct {
+	ChannelID string
+	// Monitors are the slugs of the monitors that name the channel.
+	Monitors []string
+}
+
+func (e *ChannelInUseError) Error() string {
+	return fmt.Sprintf("channel %s is used by monitors %s", e.ChannelID, strings.Join(e.Monitors, ", "))
+}
+
+// Unwrap makes the error match ErrConflict.
+func (e *ChannelInUseError) Unwrap() error { return ErrConflict }
+
+// MonitorPatchParams are the inputs of [Store.MonitorPatch]. Fn gets the
+// monitor, locked, and the configuration fields a person has set on it
+// (JSON field names, such as "grace_seconds"); it changes the monitor and
+// returns the transition to write (nil for none) and the new list of
+// person fields. An error from Fn aborts the change and is returned as is.
+type MonitorPatchParams struct {
+	ProjectID string
+	ID        string
+	Fn        func(m *Monitor, personFields []string) (*Transition, []string, error)
+}
+
+// MonitorSyncParams are the inputs of [Store.MonitorSync], which applies
+// a source's declaration of its monitors.
+type MonitorSyncParams struct {
+	ProjectID string
+	Source    string
+	// Slugs are the declared slugs.
+	Slugs []string
+	// Fn gets, locked, every monitor of the project that belongs to Source
+	// or has one of Slugs (whatever its source), in ID order, with the
+	// person fields of each by monitor ID, and returns what to write. Fn
+	// may be called more than once: when another writer inserted one of
+	// Slugs meanwhile, the store starts over. An error from Fn aborts the
+	// sync and is returned as is.
+	Fn func(current []*Monitor, personFields map[string][]string) (*MonitorSyncPlan, error)
+}
+
+// MonitorSyncPlan is what a sync writes, in one transaction.
+type MonitorSyncPlan struct {
+	// Insert are new monitors, as for [Store.MonitorInsert]; their person
+	// fields are empty.
+	Insert []*Monitor
+	// Update are whole rows of current monitors, with the transition each
+	// change caused. Their person fields are kept.
+	Update []MonitorSyncUpdate
+}
+
+// MonitorSyncUpdate is one monitor a sync changes.
+type MonitorSyncUpdate struct {
+	Monitor    *Monitor
+	Transition *Transition // nil for none
+}
+
+// IncidentCount counts the incidents of one kind in the whole database.
+type IncidentCount struct {
+	Kind IncidentKind
+	// Opened counts every incident kept, open or resolved; Open those not
+	// resolved yet.
+	Opened int64
+	Open   int64
+}
