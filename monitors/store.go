@@ -76,6 +76,20 @@ type Store interface {
 
 	// == evaluator ==
 
+	// EvaluatorHeartbeat stamps the heartbeat shared by every evaluator at
+	// the start of a pass, and detects outages of Vigil itself: when the
+	// previous stamp of any evaluator is more than p.Threshold before p.Now,
+	// it records an outage from that stamp to p.Now (or extends the outage
+	// still being settled). It returns the outage whose bounds every claim
+	// must pass as [TimeOptions] until it settles, that is until no unpaused
+	// monitor has a next deadline at or before its end. Callers on several
+	// replicas are serialized: one outage is recorded once.
+	EvaluatorHeartbeat(ctx context.Context, p *EvaluatorHeartbeatParams) (*EvaluatorHeartbeat, error)
+	// OutageList lists recorded outages, newest first. MonitorEvaluateDue
+	// counts the monitors each one postponed, in its own transaction, when
+	// called with the outage's bounds as options.
+	OutageList(ctx context.Context, p *OutageListParams) ([]*Outage, error)
+
 	// == api ==
 
 	ChannelCreate(ctx context.Context, p *ChannelCreateParams) (*Channel, error)

@@ -33,16 +33,21 @@ func (s *Store) MonitorEvaluateDue(ctx context.Context, p *monitors.EvaluateDueP
 			return fmt.Errorf("claim due monitors: %w", err)
 		}
 		var (
-			w       writeSet
-			skipped []*monitors.Monitor
+			w         writeSet
+			skipped   []*monitors.Monitor
+			postponed int
 		)
 		for _, m := range ms {
 			due := *m.NextDeadlineAt
+			hold := m.State.Hold
 			tr, err := monitors.ApplyTime(m, p.Now, p.Options)
 			if err != nil {
 				s.log.ErrorContext(ctx, "cannot evaluate monitor", "monitor_id", m.ID, "error", err)
 				skipped = append(skipped, m)
 				continue
+			}
+			if p.Options.Postponed(hold, m.State.Hold) {
+				postponed++
 			}
 			w.monitors = append(w.monitors, m)
 			w.changes = append(w.changes, change{m: m, tr: tr})
@@ -56,7 +61,7 @@ func (s *Store) MonitorEvaluateDue(ctx context.Context, p *monitors.EvaluateDueP
 				return fmt.Errorf("postpone monitor %s: %w", m.ID, err)
 			}
 		}
-		return nil
+		return countPostponed(ctx, tx, p.Options, postponed)
 	})
 	if err != nil {
 		return nil, err

@@ -81,6 +81,7 @@ func Run(t *testing.T, newStore func(t *testing.T) monitors.Store, caps Caps) {
 			tc.fn(t, setup(t, newStore))
 		})
 	}
+	runEvaluator(t, newStore)
 	runAPI(t, newStore)
 	runWeb(t, newStore)
 	t.Run("PingRecordBatch/Durable", func(t *testing.T) {
