@@ -54,16 +54,17 @@ const (
 	qMonitorExists             = `SELECT EXISTS (SELECT 1 FROM monitors WHERE project_id = $1 AND id = $2)`
 	qMonitorDelete             = `DELETE FROM monitors WHERE project_id = $1 AND id = $2`
 	// qMonitorLockBatch loads and locks every monitor a batch of pings names,
-	// by ping key or by project ping key and slug, in one query. Rows are
-	// locked in ID order, the same order in every transaction, so two
-	// batches that share monitors wait for each other instead of
-	// deadlocking.
-	qMonitorLockBatch = `SELECT ` + monitorCols + ` FROM monitors WHERE id IN (
-			SELECT id FROM monitors WHERE ping_key = ANY($1::text[])
-			UNION
+	// by ping key or by project ping key and slug, in one query. The IDs are
+	// found first (index lookups, an InitPlan), then the rows are read
+	// through the primary key in ID order and locked in that order, the
+	// same in every transaction, so two batches that share monitors wait for
+	// each other instead of deadlocking.
+	qMonitorLockBatch = `SELECT ` + monitorCols + ` FROM monitors WHERE id = ANY(ARRAY(
+			SELECT m.id FROM unnest($1::text[]) AS k(ping_key) JOIN monitors m ON m.ping_key = k.ping_key
+			UNION ALL
 			SELECT m.id FROM unnest($2::text[], $3::text[]) AS k(project_ping_key, slug)
 				JOIN projects p ON p.ping_key = k.project_ping_key
-				JOIN monitors m ON m.project_id = p.id AND m.slug = k.slug)
+				CROSS JOIN LATERAL (SELECT id FROM monitors WHERE project_id = p.id AND slug = k.slug) m))
 		ORDER BY id FOR UPDATE`
 	// qMonitorClaimDue claims due monitors. SKIP LOCKED lets evaluators on
 	// several replicas share the work: a row another evaluator (or ingest)
@@ -80,7 +81,7 @@ const (
 	// qPingIDs reserves IDs for a batch's pings before they are written, so
 	// that incidents can name the ping that opened them and the pings can go
 	// in with one statement.
-	qPingIDs    = `SELECT nextval(pg_get_serial_sequence('pings', 'id')) FROM generate_series(1, $1)`
+	qPingIDs    = `SELECT nextval('pings_id_seq') FROM generate_series(1, $1)`
 	qPingInsert = `INSERT INTO pings (` + pingCols + `)
 		SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::integer[],
 			$7::timestamptz[], $8::integer[], $9::bigint[], $10::text[], $11::boolean[], $12::text[], $13::text[])`

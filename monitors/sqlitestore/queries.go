@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // The store's SQL. pgstore has a query of the same name for each, so the two
@@ -51,16 +52,18 @@ const (
 		discovered = ?20, retry_policy = ?21, ping_key = ?22, created_at = ?23, updated_at = ?24, status = ?25, state = ?26,
 		last_ping_at = ?27, next_expected_at = ?28, next_deadline = ?29
 		WHERE id = ?1 AND project_id = ?2`
-	// qMonitorUpdateState writes the evaluated state of one monitor; it is
-	// prepared once and run per monitor (PingRecordBatch,
-	// MonitorEvaluateDue).
-	qMonitorUpdateState = `UPDATE monitors SET status = ?2, state = ?3, last_ping_at = ?4,
-		next_expected_at = ?5, next_deadline = ?6 WHERE id = ?1`
-	qMonitorGet          = `SELECT ` + monitorCols + ` FROM monitors WHERE project_id = ? AND id = ?`
-	qMonitorGetBySlug    = `SELECT ` + monitorCols + ` FROM monitors WHERE project_id = ? AND slug = ?`
-	qMonitorGetByPingKey = `SELECT ` + monitorCols + ` FROM monitors WHERE ping_key = ?`
-	qMonitorExists       = `SELECT EXISTS (SELECT 1 FROM monitors WHERE project_id = ? AND id = ?)`
-	qMonitorDelete       = `DELETE FROM monitors WHERE project_id = ? AND id = ?`
+	// qMonitorUpdateState writes the evaluated state of many monitors in one
+	// statement (PingRecordBatch, MonitorEvaluateDue), one row of
+	// qMonitorUpdateStateRow per monitor.
+	qMonitorUpdateState = `UPDATE monitors SET status = v.column2, state = v.column3, last_ping_at = v.column4,
+		next_expected_at = v.column5, next_deadline = v.column6
+		FROM (VALUES %s) AS v WHERE monitors.id = v.column1`
+	qMonitorUpdateStateRow = `(?, ?, ?, ?, ?, ?)`
+	qMonitorGet            = `SELECT ` + monitorCols + ` FROM monitors WHERE project_id = ? AND id = ?`
+	qMonitorGetBySlug      = `SELECT ` + monitorCols + ` FROM monitors WHERE project_id = ? AND slug = ?`
+	qMonitorGetByPingKey   = `SELECT ` + monitorCols + ` FROM monitors WHERE ping_key = ?`
+	qMonitorExists         = `SELECT EXISTS (SELECT 1 FROM monitors WHERE project_id = ? AND id = ?)`
+	qMonitorDelete         = `DELETE FROM monitors WHERE project_id = ? AND id = ?`
 	// qMonitorLockBatch loads every monitor a batch of pings names, by ping
 	// key (a JSON array) or by project ping key and slug (a JSON array of
 	// pairs), in one query. No FOR UPDATE: the write transaction it runs in
@@ -84,11 +87,14 @@ const (
 
 	pingCols = `id, monitor_id, kind, at, rid, attempt, retry_at, exit_code, duration_ms, body, body_truncated,
 		remote_addr, user_agent`
-	// qPingInsert is prepared once and run per ping: in-process, a prepared
-	// insert costs microseconds, and it hands back each ping's ID.
+	// qPingInsert inserts many pings in one statement, one row of
+	// qPingInsertRow each. IDs grow in row order (AUTOINCREMENT gives each
+	// new row an ID above any before it), so the sorted IDs returned are
+	// the rows' IDs in order.
 	qPingInsert = `INSERT INTO pings (monitor_id, kind, at, rid, attempt, retry_at, exit_code, duration_ms,
-		body, body_truncated, remote_addr, user_agent) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	qPingList = `SELECT ` + pingCols + ` FROM pings WHERE monitor_id = ?1 AND (?2 = 0 OR id < ?2)
+		body, body_truncated, remote_addr, user_agent) VALUES %s RETURNING id`
+	qPingInsertRow = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	qPingList      = `SELECT ` + pingCols + ` FROM pings WHERE monitor_id = ?1 AND (?2 = 0 OR id < ?2)
 		ORDER BY id DESC LIMIT ?3`
 	// qPingPruneCutoffs finds, for a chunk of monitors in ID order, the
 	// newest ping and run that are no longer kept.
@@ -103,14 +109,16 @@ const (
 
 	runCols = `monitor_id, seq, rid, started_at, finished_at, outcome, duration_ms, attempt, exit_code,
 		will_retry, stuck`
-	// qRunUpsert writes a run keyed by (monitor, seq); each change carries
-	// the whole run, so the latest wins.
-	qRunUpsert = `INSERT INTO runs (` + runCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	// qRunUpsert writes many runs keyed by (monitor, seq), one row of
+	// qRunUpsertRow each; each change carries the whole run, so the latest
+	// wins.
+	qRunUpsert = `INSERT INTO runs (` + runCols + `) VALUES %s
 		ON CONFLICT (monitor_id, seq) DO UPDATE SET rid = excluded.rid, started_at = excluded.started_at,
 			finished_at = excluded.finished_at, outcome = excluded.outcome, duration_ms = excluded.duration_ms,
 			attempt = excluded.attempt, exit_code = excluded.exit_code, will_retry = excluded.will_retry,
 			stuck = excluded.stuck`
-	qRunList = `SELECT ` + runCols + ` FROM runs WHERE monitor_id = ?1 AND (?2 = 0 OR seq < ?2)
+	qRunUpsertRow = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	qRunList      = `SELECT ` + runCols + ` FROM runs WHERE monitor_id = ?1 AND (?2 = 0 OR seq < ?2)
 		ORDER BY seq DESC LIMIT ?3`
 
 	incidentCols = `id, project_id, monitor_id, kind, opened_at, resolved_at, summary, resolve_summary,
@@ -148,20 +156,34 @@ const (
 
 // statements are the hot path's statements, prepared once on the writer.
 type statements struct {
-	monitorLockBatch   *sql.Stmt
-	projectIDsByKey    *sql.Stmt
-	monitorUpdate      *sql.Stmt
-	monitorUpdateState *sql.Stmt
-	pingInsert         *sql.Stmt
-	runUpsert          *sql.Stmt
-	incidentOpen       *sql.Stmt
-	incidentUpdate     *sql.Stmt
-	incidentResolve    *sql.Stmt
-	eventInsert        *sql.Stmt
+	monitorLockBatch *sql.Stmt
+	projectIDsByKey  *sql.Stmt
+	monitorUpdate    *sql.Stmt
+	incidentOpen     *sql.Stmt
+	incidentUpdate   *sql.Stmt
+	incidentResolve  *sql.Stmt
+	eventInsert      *sql.Stmt
+
+	// Multi-row statements for the rows of a batch.
+	monitorUpdateState, pingInsert, runUpsert *bulk
 }
 
 func prepare(ctx context.Context, db *sql.DB) (*statements, error) {
 	st := &statements{}
+	for _, p := range []struct {
+		dst        **bulk
+		query, row string
+	}{
+		{&st.monitorUpdateState, qMonitorUpdateState, qMonitorUpdateStateRow},
+		{&st.pingInsert, qPingInsert, qPingInsertRow},
+		{&st.runUpsert, qRunUpsert, qRunUpsertRow},
+	} {
+		b, err := newBulk(ctx, db, p.query, p.row)
+		if err != nil {
+			return nil, errors.Join(err, st.close())
+		}
+		*p.dst = b
+	}
 	for _, p := range []struct {
 		dst **sql.Stmt
 		q   string
@@ -169,9 +191,6 @@ func prepare(ctx context.Context, db *sql.DB) (*statements, error) {
 		{&st.monitorLockBatch, qMonitorLockBatch},
 		{&st.projectIDsByKey, qProjectIDsByPingKey},
 		{&st.monitorUpdate, qMonitorUpdate},
-		{&st.monitorUpdateState, qMonitorUpdateState},
-		{&st.pingInsert, qPingInsert},
-		{&st.runUpsert, qRunUpsert},
 		{&st.incidentOpen, qIncidentOpen},
 		{&st.incidentUpdate, qIncidentUpdate},
 		{&st.incidentResolve, qIncidentResolve},
@@ -188,11 +207,66 @@ func prepare(ctx context.Context, db *sql.DB) (*statements, error) {
 
 func (st *statements) close() error {
 	var errs []error
-	for _, s := range []*sql.Stmt{st.monitorLockBatch, st.projectIDsByKey, st.monitorUpdate, st.monitorUpdateState,
-		st.pingInsert, st.runUpsert, st.incidentOpen, st.incidentUpdate, st.incidentResolve, st.eventInsert} {
+	for _, s := range []*sql.Stmt{st.monitorLockBatch, st.projectIDsByKey, st.monitorUpdate,
+		st.incidentOpen, st.incidentUpdate, st.incidentResolve, st.eventInsert} {
 		if s != nil {
 			errs = append(errs, s.Close())
 		}
+	}
+	for _, b := range []*bulk{st.monitorUpdateState, st.pingInsert, st.runUpsert} {
+		if b != nil {
+			errs = append(errs, b.close())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// bulk is a multi-row statement. A batch of n rows runs as chunks of
+// powers of two rows, at most bulkMaxRows each, so that few statements per
+// kind are prepared, all at open (the writer has one connection, busy
+// inside a transaction), and any n takes few trips through the driver.
+type bulk struct {
+	byRows map[int]*sql.Stmt
+}
+
+// bulkMaxRows bounds the rows of one statement (SQLite allows 32766
+// parameters).
+const bulkMaxRows = 64
+
+func newBulk(ctx context.Context, db *sql.DB, query, row string) (*bulk, error) {
+	b := &bulk{byRows: make(map[int]*sql.Stmt)}
+	for rows := 1; rows <= bulkMaxRows; rows *= 2 {
+		q := fmt.Sprintf(query, strings.TrimSuffix(strings.Repeat(row+", ", rows), ", "))
+		s, err := db.PrepareContext(ctx, q)
+		if err != nil {
+			return nil, errors.Join(fmt.Errorf("prepare: %w", err), b.close())
+		}
+		b.byRows[rows] = s
+	}
+	return b, nil
+}
+
+// chunks splits n rows into statement sizes: powers of two, largest first.
+func chunks(n int) []int {
+	var out []int
+	for n > 0 {
+		c := bulkMaxRows
+		for c > n {
+			c /= 2
+		}
+		out = append(out, c)
+		n -= c
+	}
+	return out
+}
+
+// stmt returns the statement for rows rows, one of the sizes chunks gives.
+func (b *bulk) stmt(rows int) *sql.Stmt { return b.byRows[rows] }
+
+func (b *bulk) close() error {
+	var errs []error
+	for _, s := range b.byRows {
+		errs = append(errs, s.Close())
 	}
 	return errors.Join(errs...)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 
 	"github.com/google/uuid"
 
@@ -36,60 +37,54 @@ type writeSet struct {
 // goes through it.
 func (s *Store) write(ctx context.Context, tx *sql.Tx, w *writeSet) error {
 	st := s.stmts
-	if len(w.pings) > 0 {
-		ins := tx.StmtContext(ctx, st.pingInsert)
-		for _, p := range w.pings {
-			res, err := ins.ExecContext(ctx, p.MonitorID, string(p.Kind), micros(p.At), p.RID, p.Attempt,
-				microsPtr(p.RetryAt), nullInt(p.ExitCode), nullInt64(p.DurationMS), p.Body, p.BodyTruncated,
-				p.RemoteAddr, p.UserAgent)
-			if err != nil {
-				return fmt.Errorf("insert ping: %w", interpret(err))
-			}
-			if p.ID, err = res.LastInsertId(); err != nil {
-				return fmt.Errorf("insert ping: %w", err)
-			}
-		}
+	if err := s.insertPings(ctx, tx, w.pings); err != nil {
+		return err
 	}
 
-	for _, m := range w.monitors {
-		var (
-			res sql.Result
-			err error
-		)
-		if w.fullRow {
-			args, aerr := monitorArgs(m)
-			if aerr != nil {
-				return aerr
+	if w.fullRow {
+		for _, m := range w.monitors {
+			args, err := monitorArgs(m)
+			if err != nil {
+				return err
 			}
-			res, err = tx.StmtContext(ctx, st.monitorUpdate).ExecContext(ctx, args...)
-		} else {
+			res, err := tx.StmtContext(ctx, st.monitorUpdate).ExecContext(ctx, args...)
+			if err != nil {
+				return fmt.Errorf("update monitor %s: %w", m.ID, interpret(err))
+			}
+			if n, err := res.RowsAffected(); err != nil {
+				return fmt.Errorf("update monitor %s: %w", m.ID, err)
+			} else if n != 1 {
+				return fmt.Errorf("update monitor %s: %w", m.ID, monitors.ErrNotFound)
+			}
+		}
+	} else {
+		rows := make([][]any, len(w.monitors))
+		for i, m := range w.monitors {
 			m.NextDeadlineAt = m.NextDeadline()
-			state, serr := encodeState(m.State)
-			if serr != nil {
-				return fmt.Errorf("monitor %s: %w", m.ID, serr)
+			state, err := encodeState(m.State)
+			if err != nil {
+				return fmt.Errorf("monitor %s: %w", m.ID, err)
 			}
-			res, err = tx.StmtContext(ctx, st.monitorUpdateState).ExecContext(ctx, m.ID, string(m.State.Status), state,
-				microsOrNil(m.State.LastPingAt), microsOrNil(m.State.Expected), ceilMicros(m.NextDeadlineAt))
+			rows[i] = []any{m.ID, string(m.State.Status), state, microsOrNil(m.State.LastPingAt),
+				microsOrNil(m.State.Expected), ceilMicros(m.NextDeadlineAt)}
 		}
+		n, err := execBulk(ctx, tx, st.monitorUpdateState, rows)
 		if err != nil {
-			return fmt.Errorf("update monitor %s: %w", m.ID, interpret(err))
+			return fmt.Errorf("update monitor states: %w", interpret(err))
 		}
-		if n, err := res.RowsAffected(); err != nil {
-			return fmt.Errorf("update monitor %s: %w", m.ID, err)
-		} else if n != 1 {
-			return fmt.Errorf("update monitor %s: %w", m.ID, monitors.ErrNotFound)
+		if n != int64(len(rows)) {
+			return fmt.Errorf("update state of %d monitors: %d found: %w", len(rows), n, monitors.ErrNotFound)
 		}
 	}
 
-	if runs := collectRuns(w.changes); len(runs) > 0 {
-		up := tx.StmtContext(ctx, st.runUpsert)
-		for _, r := range runs {
-			_, err := up.ExecContext(ctx, r.MonitorID, r.Seq, r.RID, microsPtr(r.StartedAt), microsPtr(r.FinishedAt),
-				string(r.Outcome), nullInt64(r.DurationMS), r.Attempt, nullInt(r.ExitCode), r.WillRetry, r.Stuck)
-			if err != nil {
-				return fmt.Errorf("write run %d of monitor %s: %w", r.Seq, r.MonitorID, interpret(err))
-			}
-		}
+	runs := collectRuns(w.changes)
+	rows := make([][]any, len(runs))
+	for i, r := range runs {
+		rows[i] = []any{r.MonitorID, r.Seq, r.RID, microsPtr(r.StartedAt), microsPtr(r.FinishedAt),
+			string(r.Outcome), nullInt64(r.DurationMS), r.Attempt, nullInt(r.ExitCode), r.WillRetry, r.Stuck}
+	}
+	if _, err := execBulk(ctx, tx, st.runUpsert, rows); err != nil {
+		return fmt.Errorf("write runs: %w", interpret(err))
 	}
 
 	for _, c := range w.changes {
@@ -104,6 +99,64 @@ func (s *Store) write(ctx context.Context, tx *sql.Tx, w *writeSet) error {
 		}
 	}
 	return nil
+}
+
+// insertPings inserts pings with multi-row statements and sets their IDs.
+func (s *Store) insertPings(ctx context.Context, tx *sql.Tx, pings []*monitors.Ping) error {
+	for _, n := range chunks(len(pings)) {
+		chunk := pings[:n]
+		pings = pings[n:]
+		stmt := s.stmts.pingInsert.stmt(n)
+		args := make([]any, 0, n*12)
+		for _, p := range chunk {
+			args = append(args, p.MonitorID, string(p.Kind), micros(p.At), p.RID, p.Attempt, microsPtr(p.RetryAt),
+				nullInt(p.ExitCode), nullInt64(p.DurationMS), p.Body, p.BodyTruncated, p.RemoteAddr, p.UserAgent)
+		}
+		rows, err := tx.StmtContext(ctx, stmt).QueryContext(ctx, args...)
+		if err != nil {
+			return fmt.Errorf("insert pings: %w", interpret(err))
+		}
+		ids, err := collect(rows, func(r scanner) (int64, error) {
+			var id int64
+			return id, r.Scan(&id)
+		})
+		if err != nil {
+			return fmt.Errorf("insert pings: %w", interpret(err))
+		}
+		if len(ids) != n {
+			return fmt.Errorf("insert pings: %d of %d inserted", len(ids), n)
+		}
+		// RETURNING yields rows in no promised order; IDs grow in row order.
+		slices.Sort(ids)
+		for i, p := range chunk {
+			p.ID = ids[i]
+		}
+	}
+	return nil
+}
+
+// execBulk runs b over rows, in chunks, and returns the rows affected.
+func execBulk(ctx context.Context, tx *sql.Tx, b *bulk, rows [][]any) (int64, error) {
+	var total int64
+	for _, n := range chunks(len(rows)) {
+		chunk := rows[:n]
+		rows = rows[n:]
+		stmt := b.stmt(n)
+		args := make([]any, 0, n*len(chunk[0]))
+		for _, r := range chunk {
+			args = append(args, r...)
+		}
+		res, err := tx.StmtContext(ctx, stmt).ExecContext(ctx, args...)
+		if err != nil {
+			return total, err
+		}
+		k, err := res.RowsAffected()
+		if err != nil {
+			return total, err
+		}
+		total += k
+	}
+	return total, nil
 }
 
 // writeIncident applies one incident change with its event.
