@@ -2,14 +2,61 @@ package server
 
 import (
 	"context"
+	"net/netip"
+	"time"
+
 	"github.com/labstack/echo/v4"
+
+	"github.com/vigilhq/vigil/ingest"
 )
 
 // This file wires the ping endpoints (/ping/...) and the batching writer into the server.
 
-// IngestSettings configures the ping endpoints (/ping/...) and the batching writer.
-type IngestSettings struct{}
+// IngestSettings configures the ping endpoints (/ping/...) and the batching
+// writer. Zero values take ingest's defaults, except RateLimit (0: no
+// limit) and BatchWindow (0: no waiting); see ingest.Config.
+type IngestSettings struct {
+	BodyLimit      int64
+	BatchSize      int
+	BatchWindow    time.Duration
+	RateLimit      float64
+	RateBurst      int
+	TrustedProxies []netip.Prefix
+	// Writers is how many batches may be written at once; 0 picks by
+	// database: 1 for SQLite, which has one writer anyway, more for
+	// PostgreSQL, where they overlap.
+	Writers int
+}
 
-func (s *Server) mountIngest(e *echo.Echo) {}
+// postgresIngestWriters is how many batches are written at once on
+// PostgreSQL when IngestSettings.Writers is 0.
+const postgresIngestWriters = 2
 
-func (s *Server) ingestServices() []func(context.Context) { return nil }
+func (s *Server) mountIngest(e *echo.Echo) {
+	c := s.cfg.Ingest
+	writers := c.Writers
+	if writers <= 0 {
+		writers = 1
+		if IsPostgresURL(s.cfg.DatabaseURL) {
+			writers = postgresIngestWriters
+		}
+	}
+	s.ingest = ingest.New(ingest.Config{
+		Store:          s.store,
+		BodyLimit:      c.BodyLimit,
+		BatchSize:      c.BatchSize,
+		BatchWindow:    c.BatchWindow,
+		Writers:        writers,
+		RateLimit:      c.RateLimit,
+		RateBurst:      c.RateBurst,
+		TrustedProxies: c.TrustedProxies,
+		Registerer:     s.Registry,
+		Logger:         s.logger.With("part", "ingest"),
+		NowFunc:        s.cfg.NowFunc,
+	})
+	s.ingest.Mount(e)
+}
+
+func (s *Server) ingestServices() []func(context.Context) {
+	return []func(context.Context){s.ingest.Run}
+}

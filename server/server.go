@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/vigilhq/vigil/ingest"
 	"github.com/vigilhq/vigil/monitors"
 )
 
@@ -24,6 +26,9 @@ type Server struct {
 
 	// Bootstrapped is set when this start created the default project.
 	Bootstrapped *Bootstrap
+	// Registry holds the metrics of every part, served at /metrics.
+	Registry *prometheus.Registry
+	ingest   *ingest.Service
 
 	listener net.Listener
 }
@@ -38,7 +43,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Server, error) 
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, logger: logger, store: store}
+	s := &Server{cfg: cfg, logger: logger, store: store, Registry: prometheus.NewRegistry()}
 	s.Bootstrapped, err = BootstrapIfEmpty(ctx, store, cfg.now())
 	if err != nil {
 		_ = store.Close()
