@@ -1,12 +1,85 @@
 package server
 
 import (
+	"errors"
+	"log/slog"
+
 	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/vigilhq/vigil/api"
 )
 
 // This file wires the management API under /api/v1, /metrics and badges into the server.
 
 // APISettings configures the management API under /api/v1, /metrics and badges.
-type APISettings struct{}
+type APISettings struct {
+	// BodyLimit caps the body of an API request, in bytes; 0 is
+	// api.BodyLimitDefault.
+	BodyLimit int64
+}
 
-func (s *Server) mountAPI(e *echo.Echo) {}
+// The delivery part lends the API what only it can do by defining, in its
+// own file, a method of *Server that satisfies one of these interfaces;
+// mountAPI picks it up when it builds the routes (in New). The values it
+// returns may start working later, once delivery runs.
+type (
+	// channelTesterProvider gives POST /api/v1/channels/{id}/test its
+	// sender; without it, the route answers 501.
+	channelTesterProvider interface{ apiChannelTester() api.ChannelTester }
+	// deliveryListerProvider gives incidents their delivery attempts;
+	// without it, their deliveries are empty.
+	deliveryListerProvider interface{ apiDeliveryLister() api.DeliveryLister }
+)
+
+func (s *Server) mountAPI(e *echo.Echo) {
+	cfg := api.Config{
+		Store:      s.store,
+		BaseURL:    s.cfg.BaseURL,
+		NowFunc:    s.cfg.NowFunc,
+		Logger:     s.logger.With("part", "api"),
+		BodyLimit:  s.cfg.API.BodyLimit,
+		Registerer: s.Registry,
+	}
+	if p, ok := any(s).(channelTesterProvider); ok {
+		cfg.ChannelTester = p.apiChannelTester()
+	}
+	if p, ok := any(s).(deliveryListerProvider); ok {
+		cfg.Deliveries = p.apiDeliveryLister()
+	}
+	h, err := api.New(cfg)
+	if err != nil {
+		// Only registering metrics can fail: serve the API without them
+		// rather than not at all.
+		s.logger.Error("register API metrics", "err", err)
+		cfg.Registerer = nil
+		h, _ = api.New(cfg)
+	}
+	h.Mount(e)
+	s.mountMetrics(e)
+}
+
+// mountMetrics serves the registry of every part at GET /metrics, with the
+// Go runtime's and the process's own metrics.
+func (s *Server) mountMetrics(e *echo.Echo) {
+	if s.Registry == nil {
+		return
+	}
+	for _, c := range []prometheus.Collector{
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+	} {
+		var already prometheus.AlreadyRegisteredError
+		if err := s.Registry.Register(c); err != nil && !errors.As(err, &already) {
+			s.logger.Error("register runtime metrics", "err", err)
+		}
+	}
+	h := promhttp.HandlerFor(s.Registry, promhttp.HandlerOpts{
+		ErrorLog:      slog.NewLogLogger(s.logger.Handler(), slog.LevelError),
+		ErrorHandling: promhttp.ContinueOnError,
+		Registry:      s.Registry,
+	})
+	e.GET("/metrics", echo.WrapHandler(h))
+}

@@ -1,0 +1,244 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/vigilhq/vigil/keys"
+	"github.com/vigilhq/vigil/monitors"
+	"github.com/vigilhq/vigil/notifiers/kinds"
+)
+
+// channelJSON is the JSON form of c, without its secrets.
+func channelJSON(c *monitors.Channel) Channel {
+	return Channel{ID: c.ID, Kind: c.Kind, Name: c.Name, Config: kinds.Redact(c.Kind, c.Config),
+		IsDefault: c.IsDefault, CreatedAt: c.CreatedAt.UTC(), UpdatedAt: c.UpdatedAt.UTC()}
+}
+
+// configError names the config key of a kinds validation error
+// ("url: must be ...") as config.url.
+func configError(err error) error {
+	msg := err.Error()
+	if key, rest, ok := strings.Cut(msg, ": "); ok && !strings.ContainsAny(key, " \t") {
+		if key == "config" {
+			return invalidf("config", "%s", rest)
+		}
+		return invalidf("config."+key, "%s", rest)
+	}
+	return invalidf("config", "%s", msg)
+}
+
+func checkChannelName(name string) error {
+	if strings.TrimSpace(name) == "" {
+		return invalidf("name", "must not be empty")
+	}
+	if len(name) > 200 {
+		return invalidf("name", "must be at most 200 characters")
+	}
+	return nil
+}
+
+// listChannels answers GET /api/v1/channels.
+func (h *Handler) listChannels(c echo.Context, rq *request) error {
+	limit, offset, err := page(c, PageSizeMax)
+	if err != nil {
+		return err
+	}
+	chs, err := h.store.ChannelList(c.Request().Context(), &monitors.ChannelListParams{
+		ProjectID: rq.key.ProjectID, Limit: limit + 1, Offset: offset})
+	if err != nil {
+		return err
+	}
+	out := ChannelList{Channels: make([]Channel, 0, min(len(chs), limit))}
+	for _, ch := range chs[:min(len(chs), limit)] {
+		out.Channels = append(out.Channels, channelJSON(ch))
+	}
+	out.Next = nextLink(c, len(chs) > limit, map[string]string{"limit": itoa(limit), "offset": itoa(offset + limit)})
+	return c.JSON(http.StatusOK, out)
+}
+
+// getChannel answers GET /api/v1/channels/{id}.
+func (h *Handler) getChannel(c echo.Context, rq *request) error {
+	id := pathParam(c, "id")
+	ch, err := h.store.ChannelGet(c.Request().Context(), rq.key.ProjectID, id)
+	if errors.Is(err, monitors.ErrNotFound) {
+		return notFound("channel", id)
+	}
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, channelJSON(ch))
+}
+
+// createChannel answers POST /api/v1/channels.
+func (h *Handler) createChannel(c echo.Context, rq *request) error {
+	var in ChannelCreate
+	obj, err := h.decodeBody(c, &in, readOnlyFields(Channel{}, ChannelCreate{}))
+	if err != nil {
+		return err
+	}
+	for _, name := range sortedKeys(obj) {
+		if obj.isNull(name) {
+			return invalidf(name, "must not be null")
+		}
+	}
+	if in.Kind == nil {
+		return invalidf("kind", "is required (one of %s)", strings.Join(kinds.Names(), ", "))
+	}
+	kind, err := kinds.Lookup(*in.Kind)
+	if err != nil {
+		return invalidf("kind", "%q is not one of %s", *in.Kind, strings.Join(kinds.Names(), ", "))
+	}
+	if in.Name == nil {
+		return invalidf("name", "is required")
+	}
+	if err := checkChannelName(*in.Name); err != nil {
+		return err
+	}
+	if len(in.Config) == 0 {
+		return invalidf("config", "is required: the %s config (keys: %s)", kind.Name(), strings.Join(kind.Keys(), ", "))
+	}
+	if err := kind.Validate(in.Config); err != nil {
+		return configError(err)
+	}
+	config, err := compactJSON(in.Config)
+	if err != nil {
+		return err
+	}
+	ch, err := h.store.ChannelCreate(c.Request().Context(), &monitors.ChannelCreateParams{
+		ID: keys.NewID(), ProjectID: rq.key.ProjectID, Kind: kind.Name(), Name: strings.TrimSpace(*in.Name),
+		Config: config, IsDefault: in.IsDefault != nil && *in.IsDefault, Now: h.now()})
+	if errors.Is(err, monitors.ErrConflict) {
+		return conflictf("name", "a channel named %q exists in this project", strings.TrimSpace(*in.Name))
+	}
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, channelJSON(ch))
+}
+
+// patchChannel answers PATCH /api/v1/channels/{id}. A config replaces the
+// stored one, but a secret it leaves out keeps its stored value, so that a
+// client that read the channel (without secrets) can send its config back.
+func (h *Handler) patchChannel(c echo.Context, rq *request) error {
+	id := pathParam(c, "id")
+	var in ChannelUpdate
+	obj, err := h.decodeBody(c, &in, readOnlyFields(Channel{}, ChannelUpdate{}))
+	if err != nil {
+		return err
+	}
+	for _, name := range sortedKeys(obj) {
+		if obj.isNull(name) {
+			return invalidf(name, "must not be null")
+		}
+	}
+	if in.Name != nil {
+		if err := checkChannelName(*in.Name); err != nil {
+			return err
+		}
+	}
+	now := h.now()
+	ch, err := h.store.ChannelModify(c.Request().Context(), &monitors.ChannelModifyParams{
+		ProjectID: rq.key.ProjectID, ID: id,
+		Fn: func(ch *monitors.Channel) error {
+			old := *ch
+			if in.Name != nil {
+				ch.Name = strings.TrimSpace(*in.Name)
+			}
+			if in.IsDefault != nil {
+				ch.IsDefault = *in.IsDefault
+			}
+			if len(in.Config) > 0 {
+				kind, err := kinds.Lookup(ch.Kind)
+				if err != nil {
+					return err
+				}
+				merged, err := kind.KeepSecrets(ch.Config, in.Config)
+				if err != nil {
+					return configError(err)
+				}
+				if err := kind.Validate(merged); err != nil {
+					return configError(err)
+				}
+				if ch.Config, err = compactJSON(merged); err != nil {
+					return err
+				}
+			}
+			if ch.Name != old.Name || ch.IsDefault != old.IsDefault || !jsonEqual(ch.Config, old.Config) {
+				ch.UpdatedAt = now
+			}
+			return nil
+		},
+	})
+	if errors.Is(err, monitors.ErrNotFound) {
+		return notFound("channel", id)
+	}
+	if errors.Is(err, monitors.ErrConflict) && in.Name != nil {
+		return conflictf("name", "a channel named %q exists in this project", strings.TrimSpace(*in.Name))
+	}
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, channelJSON(ch))
+}
+
+// deleteChannel answers DELETE /api/v1/channels/{id}. A channel that
+// monitors name is not deleted (409, naming them), so that no monitor
+// loses its alerts without a person deciding it.
+func (h *Handler) deleteChannel(c echo.Context, rq *request) error {
+	id := pathParam(c, "id")
+	err := h.store.ChannelDelete(c.Request().Context(), rq.key.ProjectID, id)
+	if errors.Is(err, monitors.ErrNotFound) {
+		return notFound("channel", id)
+	}
+	if err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+// testChannel answers POST /api/v1/channels/{id}/test.
+func (h *Handler) testChannel(c echo.Context, rq *request) error {
+	id := pathParam(c, "id")
+	ch, err := h.store.ChannelGet(c.Request().Context(), rq.key.ProjectID, id)
+	if errors.Is(err, monitors.ErrNotFound) {
+		return notFound("channel", id)
+	}
+	if err != nil {
+		return err
+	}
+	if h.tester == nil {
+		return &apiError{status: http.StatusNotImplemented, msg: "this server sends no notifications, so it cannot test a channel"}
+	}
+	err = h.tester.TestChannel(c.Request().Context(), ch)
+	if errors.Is(err, ErrTestUnavailable) {
+		return &apiError{status: http.StatusNotImplemented, msg: err.Error()}
+	}
+	if err != nil {
+		return &apiError{status: http.StatusBadGateway, msg: "the test notification failed: " + err.Error()}
+	}
+	return c.JSON(http.StatusOK, ChannelTestResult{OK: true})
+}
+
+func compactJSON(raw json.RawMessage) (json.RawMessage, error) {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return nil, invalidf("config", "is not valid JSON")
+	}
+	return b.Bytes(), nil
+}
+
+func jsonEqual(a, b json.RawMessage) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return bytes.Equal(a, b)
+	}
+	xa, _ := json.Marshal(x)
+	ya, _ := json.Marshal(y)
+	return bytes.Equal(xa, ya)
+}

@@ -1,0 +1,82 @@
+package api
+
+import (
+	"net/http"
+	"net/url"
+)
+
+// table lists every route of the API, with what the OpenAPI document says
+// of it. Mount, the OpenAPI document and the tests all read it.
+func (h *Handler) table() []route {
+	paging := []queryParam{
+		{"limit", "integer", "page size (default 50)"},
+		{"offset", "integer", "rows to skip: the next link carries it"},
+	}
+	history := []queryParam{
+		{"limit", "integer", "page size (default 50)"},
+		{"before", "integer", "a cursor: rows older than it (next_cursor of the previous page)"},
+	}
+	return []route{
+		{method: http.MethodGet, path: "/api/v1/openapi.json", access: public, fn: h.openAPI,
+			summary: "this document", doc: routeDoc{response: map[string]any{}}},
+		{method: http.MethodGet, path: "/api/v1/project", access: read, fn: h.getProject,
+			summary: "the project of the API key, with its badge URLs", doc: routeDoc{response: Project{}}},
+
+		{method: http.MethodGet, path: "/api/v1/monitors", access: read, fn: h.listMonitors,
+			summary: "list monitors by name", doc: routeDoc{response: MonitorList{}, query: append([]queryParam{
+				{"tag", "string", "only monitors with this tag"},
+				{"status", "string", "only monitors with one of these statuses, comma-separated"},
+				{"source", "string", "only monitors declared by this source"},
+			}, paging...)}},
+		{method: http.MethodPost, path: "/api/v1/monitors", access: write, fn: h.createMonitor,
+			summary: "create a monitor", doc: routeDoc{body: MonitorCreate{}, response: Monitor{}, status: http.StatusCreated}},
+		{method: http.MethodGet, path: "/api/v1/monitors/:id", access: read, fn: h.getMonitor,
+			summary: "one monitor, with its status, ping URLs and next expected time", doc: routeDoc{response: Monitor{}}},
+		{method: http.MethodPatch, path: "/api/v1/monitors/:id", access: write, fn: h.patchMonitor,
+			summary: "change a monitor's settings; the fields set are remembered as a person's", doc: routeDoc{body: MonitorUpdate{}, response: Monitor{}}},
+		{method: http.MethodDelete, path: "/api/v1/monitors/:id", access: write, fn: h.deleteMonitor,
+			summary: "delete a monitor and its history", doc: routeDoc{status: http.StatusNoContent}},
+		{method: http.MethodPost, path: "/api/v1/monitors/:id/pause", access: write, fn: h.pauseMonitor,
+			summary: "pause: resolve open incidents and judge nothing until resumed", doc: routeDoc{response: Monitor{}}},
+		{method: http.MethodPost, path: "/api/v1/monitors/:id/resume", access: write, fn: h.resumeMonitor,
+			summary: "resume: start afresh, as new", doc: routeDoc{response: Monitor{}}},
+		{method: http.MethodGet, path: "/api/v1/monitors/:id/pings", access: read, fn: h.listPings,
+			summary: "the monitor's pings, newest first", doc: routeDoc{response: PingList{}, query: history}},
+		{method: http.MethodGet, path: "/api/v1/monitors/:id/runs", access: read, fn: h.listRuns,
+			summary: "the monitor's runs, newest first", doc: routeDoc{response: RunList{}, query: history}},
+		{method: http.MethodGet, path: "/api/v1/monitors/:id/incidents", access: read, fn: h.listMonitorIncidents,
+			summary: "the monitor's incidents, newest first", doc: routeDoc{response: IncidentList{}, query: paging}},
+
+		{method: http.MethodGet, path: "/api/v1/channels", access: read, fn: h.listChannels,
+			summary: "list alert channels by name", doc: routeDoc{response: ChannelList{}, query: paging}},
+		{method: http.MethodPost, path: "/api/v1/channels", access: write, fn: h.createChannel,
+			summary: "create an alert channel", doc: routeDoc{body: ChannelCreate{}, response: Channel{}, status: http.StatusCreated}},
+		{method: http.MethodGet, path: "/api/v1/channels/:id", access: read, fn: h.getChannel,
+			summary: "one alert channel, without its secrets", doc: routeDoc{response: Channel{}}},
+		{method: http.MethodPatch, path: "/api/v1/channels/:id", access: write, fn: h.patchChannel,
+			summary: "change an alert channel; secrets left out are kept", doc: routeDoc{body: ChannelUpdate{}, response: Channel{}}},
+		{method: http.MethodDelete, path: "/api/v1/channels/:id", access: write, fn: h.deleteChannel,
+			summary: "delete an alert channel that no monitor names", doc: routeDoc{status: http.StatusNoContent}},
+		{method: http.MethodPost, path: "/api/v1/channels/:id/test", access: write, fn: h.testChannel,
+			summary: "send a test notification", doc: routeDoc{response: ChannelTestResult{}, extra: []int{http.StatusBadGateway, http.StatusNotImplemented}}},
+
+		{method: http.MethodGet, path: "/api/v1/incidents", access: read, fn: h.listIncidents,
+			summary: "open and recent incidents, newest first", doc: routeDoc{response: IncidentList{}, query: append([]queryParam{
+				{"open", "boolean", "only open incidents"},
+				{"since", "string", "only incidents open at or after this RFC 3339 time"},
+				{"monitor", "string", "only this monitor's incidents (its ID)"},
+			}, paging...)}},
+		{method: http.MethodGet, path: "/api/v1/incidents/:id", access: read, fn: h.getIncident,
+			summary: "one incident, with its events and delivery attempts", doc: routeDoc{response: Incident{}}},
+
+		{method: http.MethodPut, path: "/api/v1/sources/:source/monitors", access: write, fn: h.declare,
+			summary: "declare the complete set of monitors of a source (PROTOCOL.md §4)",
+			doc:     routeDoc{body: Declaration{}, response: DeclarationResult{}}},
+
+		{method: http.MethodGet, path: "/badge/:file", access: public, fn: h.badge,
+			summary: "a badge: /badge/{badge-key}.svg or .json (shields.io endpoint)"},
+	}
+}
+
+// unescapePath is url.PathUnescape.
+func unescapePath(s string) (string, error) { return url.PathUnescape(s) }

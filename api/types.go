@@ -1,0 +1,294 @@
+package api
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// The JSON bodies of the API. The OpenAPI document is generated from these
+// types, and requests are decoded into them, so the two cannot disagree.
+// Struct tags beyond json: doc is a field's description, enum its allowed
+// values, required marks a field a request must have.
+
+// Schedule is when a monitor expects its job (PROTOCOL.md §2).
+type Schedule struct {
+	Kind         string `json:"kind" enum:"cron,interval" required:"true"`
+	Expr         string `json:"expr,omitempty" doc:"cron: 5 fields, 6 with seconds first, or a descriptor such as @hourly"`
+	TZ           string `json:"tz,omitempty" doc:"cron: an IANA time zone (default UTC)"`
+	EverySeconds int64  `json:"every_seconds,omitempty" doc:"interval: seconds expected between pings"`
+}
+
+// RetryPolicy is what a job's scheduler does after a failed attempt.
+type RetryPolicy struct {
+	Name             string  `json:"name,omitempty" doc:"the policy's name, such as hangfire-default"`
+	MaxRetries       int     `json:"max_retries" doc:"retries after the first execution"`
+	MaxDelaysSeconds []int64 `json:"max_delays_seconds" doc:"the longest wait before retry 1, 2, …; the last one repeats for further retries"`
+}
+
+// PingURLs are every form of a monitor's ping URL (PROTOCOL.md §1).
+type PingURLs struct {
+	ByKey  string `json:"by_key" doc:"/ping/{ping_key}: a success; add /start, /fail, /log, /skip, /cancel or /{exit-status}"`
+	BySlug string `json:"by_slug" doc:"/ping/{project-ping-key}/{slug}, with the same suffixes"`
+	Start  string `json:"start"`
+	Fail   string `json:"fail"`
+	Log    string `json:"log"`
+	Skip   string `json:"skip"`
+	Cancel string `json:"cancel"`
+}
+
+// OpenIncident is an incident a monitor has open.
+type OpenIncident struct {
+	Kind     string    `json:"kind" enum:"missed,failed,stuck,deadline,overlap"`
+	OpenedAt time.Time `json:"opened_at"`
+}
+
+// BadgeURLs are a badge's URLs: an SVG image and shields.io endpoint JSON.
+type BadgeURLs struct {
+	SVG  string `json:"svg"`
+	JSON string `json:"json"`
+}
+
+// Monitor is a monitor as the API returns it.
+type Monitor struct {
+	ID                string       `json:"id"`
+	Name              string       `json:"name"`
+	Slug              string       `json:"slug"`
+	Tags              []string     `json:"tags"`
+	Schedule          Schedule     `json:"schedule"`
+	GraceSeconds      int64        `json:"grace_seconds"`
+	MaxRuntimeSeconds int64        `json:"max_runtime_seconds" doc:"0: same as grace_seconds"`
+	DeadlineSeconds   int64        `json:"deadline_seconds" doc:"0: no deadline"`
+	AlertOnFailure    string       `json:"alert_on_failure" enum:"final,every_attempt,never"`
+	FailureThreshold  int          `json:"failure_threshold"`
+	RecoveryThreshold int          `json:"recovery_threshold"`
+	Overlap           string       `json:"overlap" enum:"alert,ignore"`
+	Channels          []string     `json:"channels" doc:"channel IDs; empty: the project's default channels"`
+	RetryPolicy       *RetryPolicy `json:"retry_policy"`
+	Status            string       `json:"status" enum:"new,up,running,late,retrying,down,paused"`
+	Paused            bool         `json:"paused"`
+	Source            string       `json:"source" doc:"the source that declares it; empty when a person made it"`
+	Discovered        bool         `json:"discovered" doc:"still declared by its source"`
+	PingKey           string       `json:"ping_key"`
+	PingURL           string       `json:"ping_url"`
+	PingURLs          PingURLs     `json:"ping_urls"`
+	LastPingAt        *time.Time   `json:"last_ping_at"`
+	NextExpectedAt    *time.Time   `json:"next_expected_at" doc:"the next occurrence not yet covered by a ping; null while new or paused"`
+	OpenIncidents     []OpenIncident `json:"open_incidents"`
+	PersonFields      []string     `json:"person_fields" doc:"fields a person set through the API; a declaration of the source leaves them alone"`
+	OverriddenFields  []string     `json:"overridden_fields,omitempty" doc:"in a declaration's answer: declared fields whose value a person's setting overrides"`
+	RetryChainSeconds *int64       `json:"retry_chain_seconds" doc:"the longest time the retries of one run may take (the sum of the retry policy's delays); null without a retry policy"`
+	Warnings          []string     `json:"warnings" doc:"advice from the numbers, such as retries that outlast the gap between runs"`
+	Badge             BadgeURLs    `json:"badge"`
+	CreatedAt         time.Time    `json:"created_at"`
+	UpdatedAt         time.Time    `json:"updated_at"`
+}
+
+// MonitorFields are the configuration fields a person or a source sets.
+// In a PATCH, a field left out keeps its value.
+type MonitorFields struct {
+	Name              *string      `json:"name,omitempty" doc:"default: the slug"`
+	Slug              *string      `json:"slug,omitempty" doc:"a-z, 0-9, - and _; default: made from the name"`
+	Tags              *[]string    `json:"tags,omitempty"`
+	Schedule          *Schedule    `json:"schedule,omitempty" doc:"default: an interval of one day"`
+	GraceSeconds      *int64       `json:"grace_seconds,omitempty" doc:"default 300"`
+	MaxRuntimeSeconds *int64       `json:"max_runtime_seconds,omitempty"`
+	DeadlineSeconds   *int64       `json:"deadline_seconds,omitempty"`
+	AlertOnFailure    *string      `json:"alert_on_failure,omitempty" enum:"final,every_attempt,never"`
+	FailureThreshold  *int         `json:"failure_threshold,omitempty"`
+	RecoveryThreshold *int         `json:"recovery_threshold,omitempty"`
+	Overlap           *string      `json:"overlap,omitempty" enum:"alert,ignore"`
+	Channels          *[]string    `json:"channels,omitempty" doc:"IDs of channels of the project"`
+	RetryPolicy       *RetryPolicy `json:"retry_policy,omitempty" doc:"null in a PATCH removes it"`
+}
+
+// MonitorCreate is the body of POST /api/v1/monitors. Name or slug is
+// required.
+type MonitorCreate struct {
+	MonitorFields
+	Paused *bool `json:"paused,omitempty"`
+}
+
+// MonitorUpdate is the body of PATCH /api/v1/monitors/{id}.
+type MonitorUpdate struct {
+	MonitorFields
+	Paused *bool `json:"paused,omitempty" doc:"the same as POST .../pause or .../resume"`
+	// Source hands the monitor to a source (or, empty, takes it back).
+	Source *string `json:"source,omitempty" doc:"hand the monitor to a source, or \"\" to take it from its source"`
+	// PersonFields replaces the list of fields a person set, before the
+	// fields of this PATCH are added to it: [] hands every field back to
+	// the source.
+	PersonFields *[]string `json:"person_fields,omitempty" doc:"replaces the list before this PATCH's own fields are added; [] hands every field back to the source"`
+}
+
+// DeclaredMonitor is one monitor of a declaration; slug is required. A
+// field left out takes its default.
+type DeclaredMonitor struct {
+	MonitorFields
+}
+
+// Declaration is the body of PUT /api/v1/sources/{source}/monitors.
+type Declaration struct {
+	Monitors []DeclaredMonitor `json:"monitors" required:"true" doc:"the complete set of the source's monitors, each keyed by slug"`
+}
+
+// DeclarationResult is the answer to a declaration.
+type DeclarationResult struct {
+	Monitors []Monitor `json:"monitors" doc:"the declared monitors, in the order declared"`
+	// Undeclared are the source's monitors it no longer declares.
+	Undeclared []Monitor `json:"undeclared" doc:"the source's monitors it no longer declares: paused, history kept"`
+}
+
+// MonitorList is a page of monitors.
+type MonitorList struct {
+	Monitors []Monitor `json:"monitors"`
+	Next     *string   `json:"next" doc:"the URL of the next page; null on the last"`
+}
+
+// Ping is one received ping.
+type Ping struct {
+	ID            int64      `json:"id"`
+	Kind          string     `json:"kind" enum:"start,success,fail,log,skip,cancel"`
+	At            time.Time  `json:"at"`
+	RID           string     `json:"rid"`
+	Attempt       int        `json:"attempt" doc:"0: not given"`
+	RetryAt       *time.Time `json:"retry_at"`
+	ExitCode      *int       `json:"exit_code"`
+	DurationMS    *int64     `json:"duration_ms"`
+	Body          string     `json:"body"`
+	BodyTruncated bool       `json:"body_truncated"`
+	RemoteAddr    string     `json:"remote_addr"`
+	UserAgent     string     `json:"user_agent"`
+}
+
+// PingList is a page of pings, newest first.
+type PingList struct {
+	Pings      []Ping  `json:"pings"`
+	Next       *string `json:"next"`
+	NextCursor *string `json:"next_cursor" doc:"pass as ?before= for the next page"`
+}
+
+// Run is one execution of a job.
+type Run struct {
+	Seq        int64      `json:"seq"`
+	RID        string     `json:"rid"`
+	StartedAt  *time.Time `json:"started_at"`
+	FinishedAt *time.Time `json:"finished_at"`
+	Outcome    *string    `json:"outcome" enum:"success,fail,cancelled,skipped,abandoned" doc:"null while running"`
+	DurationMS *int64     `json:"duration_ms"`
+	Attempt    int        `json:"attempt"`
+	ExitCode   *int       `json:"exit_code"`
+	WillRetry  bool       `json:"will_retry"`
+	Stuck      bool       `json:"stuck"`
+}
+
+// RunList is a page of runs, newest first.
+type RunList struct {
+	Runs       []Run   `json:"runs"`
+	Next       *string `json:"next"`
+	NextCursor *string `json:"next_cursor" doc:"pass as ?before= for the next page"`
+}
+
+// IncidentEvent is one transition of an incident.
+type IncidentEvent struct {
+	ID      int64     `json:"id"`
+	Kind    string    `json:"kind" enum:"incident.opened,incident.updated,incident.reminder,incident.resolved"`
+	At      time.Time `json:"at"`
+	Summary string    `json:"summary"`
+}
+
+// Delivery is one attempt to deliver an incident event to a channel.
+type Delivery struct {
+	ID            string     `json:"id"`
+	ChannelID     string     `json:"channel_id"`
+	Event         string     `json:"event" doc:"the incident event kind delivered, such as incident.opened"`
+	Attempt       int        `json:"attempt"`
+	At            time.Time  `json:"at"`
+	Outcome       string     `json:"outcome" doc:"pending, sent, retrying (failed, will try again) or failed (for good)"`
+	StatusCode    int        `json:"status_code,omitempty" doc:"the receiver's HTTP status, when there was one"`
+	Error         string     `json:"error,omitempty"`
+	NextAttemptAt *time.Time `json:"next_attempt_at,omitempty"`
+}
+
+// IncidentMonitor names the monitor of an incident.
+type IncidentMonitor struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	Slug string `json:"slug"`
+}
+
+// Incident is an open or resolved condition of a monitor, with its events
+// and delivery attempts, oldest first.
+type Incident struct {
+	ID             string          `json:"id"`
+	Kind           string          `json:"kind" enum:"missed,failed,stuck,deadline,overlap"`
+	OpenedAt       time.Time       `json:"opened_at"`
+	ResolvedAt     *time.Time      `json:"resolved_at"`
+	Summary        string          `json:"summary"`
+	ResolveSummary string          `json:"resolve_summary"`
+	Monitor        IncidentMonitor `json:"monitor"`
+	Events         []IncidentEvent `json:"events"`
+	Deliveries     []Delivery      `json:"deliveries"`
+}
+
+// IncidentList is a page of incidents, newest first.
+type IncidentList struct {
+	Incidents []Incident `json:"incidents"`
+	Next      *string    `json:"next"`
+}
+
+// Channel is an alert channel as the API returns it: its config without
+// the kind's write-only secrets.
+type Channel struct {
+	ID        string          `json:"id"`
+	Kind      string          `json:"kind" enum:"slack,email,webhook,pagerduty,discord,teams,opsgenie,telegram,ntfy"`
+	Name      string          `json:"name"`
+	Config    json.RawMessage `json:"config" doc:"the kind's config without its secrets (PROTOCOL.md §2)"`
+	IsDefault bool            `json:"is_default" doc:"used by monitors with no channels of their own"`
+	CreatedAt time.Time       `json:"created_at"`
+	UpdatedAt time.Time       `json:"updated_at"`
+}
+
+// ChannelCreate is the body of POST /api/v1/channels.
+type ChannelCreate struct {
+	Kind      *string         `json:"kind,omitempty" enum:"slack,email,webhook,pagerduty,discord,teams,opsgenie,telegram,ntfy" required:"true"`
+	Name      *string         `json:"name,omitempty" required:"true"`
+	Config    json.RawMessage `json:"config,omitempty" required:"true" doc:"the kind's config, secrets included"`
+	IsDefault *bool           `json:"is_default,omitempty"`
+}
+
+// ChannelUpdate is the body of PATCH /api/v1/channels/{id}. A config
+// replaces the stored one, except that a secret it leaves out keeps its
+// stored value (set it to null to remove it).
+type ChannelUpdate struct {
+	Name      *string         `json:"name,omitempty"`
+	Config    json.RawMessage `json:"config,omitempty"`
+	IsDefault *bool           `json:"is_default,omitempty"`
+}
+
+// ChannelList is a page of channels, by name.
+type ChannelList struct {
+	Channels []Channel `json:"channels"`
+	Next     *string   `json:"next"`
+}
+
+// ChannelTestResult is the answer to a successful test notification.
+type ChannelTestResult struct {
+	OK bool `json:"ok"`
+}
+
+// Project is the project of the API key.
+type Project struct {
+	ID      string `json:"id"`
+	Name    string `json:"name"`
+	PingKey string `json:"ping_key" doc:"the project ping key, for /ping/{ping_key}/{slug}"`
+	// Badges are the badge URLs of all the project's monitors ("*") and of
+	// each tag in use.
+	Badges    map[string]BadgeURLs `json:"badges" doc:"badge URLs by tag; \"*\" is every monitor of the project"`
+	CreatedAt time.Time            `json:"created_at"`
+}
+
+// Error is the body of every error answer.
+type Error struct {
+	Error string `json:"error" doc:"what is wrong, starting with the field at fault"`
+	Field string `json:"field,omitempty" doc:"the field at fault, as a path such as schedule.expr or monitors[2].slug"`
+}
