@@ -60,6 +60,7 @@ func Run(t *testing.T, newStore func(t *testing.T) monitors.Store, caps Caps) {
 		{"PingRecordBatch/Create", testPingCreate},
 		{"PingRecordBatch/CreateConflictFailsAlone", testPingCreateConflict},
 		{"PingRecordBatch/SameMonitorKeepsOrder", testPingSameMonitorOrder},
+		{"PingRecordBatch/LargeBatchOrder", testPingLargeBatchOrder},
 		{"PingRecordBatch/Incidents", testPingIncidents},
 		{"PingRecordBatch/CleansText", testPingCleansText},
 		{"PingRecordBatch/Concurrent", testPingConcurrent},
@@ -784,6 +785,30 @@ func testPingSameMonitorOrder(t *testing.T, b *bundle) {
 	require.Equal(t, res[1].PingID, ins[0].PingID, "the incident names the ping that opened it")
 	require.Equal(t, int64(1), ins[0].RunSeq)
 	require.Equal(t, []monitors.IncidentEventKind{monitors.EventOpened, monitors.EventResolved}, eventKinds(b.events(t, ins[0].ID)))
+}
+
+func testPingLargeBatchOrder(t *testing.T, b *bundle) {
+	ms := []*monitors.Monitor{b.monitor(t, "a", nil), b.monitor(t, "b", nil), b.monitor(t, "c", nil)}
+	var pings []*monitors.PingRecordParams
+	for i := range 101 {
+		m := ms[(i*7)%len(ms)]
+		pings = append(pings, &monitors.PingRecordParams{PingKey: m.PingKey,
+			Ping: monitors.Ping{Kind: monitors.PingLog, At: T0.Add(time.Duration(i) * time.Second), Body: fmt.Sprint(i)}})
+	}
+	res := MustRecord(t, b.s, pings...)
+	for i := 1; i < len(res); i++ {
+		require.Less(t, res[i-1].PingID, res[i].PingID, "IDs follow the batch order")
+	}
+	for _, m := range ms {
+		stored := b.pings(t, m)
+		for _, p := range stored {
+			var i int
+			_, err := fmt.Sscan(p.Body, &i)
+			require.NoError(t, err)
+			require.Equal(t, res[i].PingID, p.ID, "ping %d has its own ID", i)
+			require.Equal(t, m.ID, res[i].MonitorID)
+		}
+	}
 }
 
 func testPingIncidents(t *testing.T, b *bundle) {
