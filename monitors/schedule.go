@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	robfig "github.com/robfig/cron/v3"
+	"github.com/vigilhq/vigil/monitors/cron"
 )
 
 // Schedule computes a monitor's occurrences.
@@ -32,22 +32,31 @@ func (s Interval) Prev(time.Time) time.Time { return time.Time{} }
 // Location returns UTC.
 func (s Interval) Location() *time.Location { return time.UTC }
 
-// CronSchedule is a cron expression in a time zone.
+// CronSchedule is a cron expression in a time zone, with cronie's rules
+// for daylight saving time (see package cron).
 type CronSchedule struct {
-	expr robfig.Schedule
+	expr *cron.Expr
 	loc  *time.Location
 }
 
 // Next returns the first fire time strictly after t.
-func (s *CronSchedule) Next(t time.Time) time.Time { return s.expr.Next(t.In(s.loc)) }
+func (s *CronSchedule) Next(t time.Time) time.Time { return s.expr.Next(t, s.loc) }
 
 // Prev returns the last fire time strictly before t.
-func (s *CronSchedule) Prev(t time.Time) time.Time { return time.Time{} }
+func (s *CronSchedule) Prev(t time.Time) time.Time { return s.expr.Prev(t, s.loc) }
 
 // Location returns the schedule's zone.
 func (s *CronSchedule) Location() *time.Location { return s.loc }
 
-var cronParser = robfig.NewParser(robfig.SecondOptional | robfig.Minute | robfig.Hour | robfig.Dom | robfig.Month | robfig.Dow | robfig.Descriptor)
+// Expr returns the parsed expression.
+func (s *CronSchedule) Expr() *cron.Expr { return s.expr }
+
+// Describe returns the schedule in plain words, with its zone.
+func (s *CronSchedule) Describe() string { return s.expr.Describe() + " (" + s.loc.String() + ")" }
+
+// scheduleCheckFrom is where the never-fires check in a zone starts: any
+// fixed instant works, as the search spans 50 years.
+var scheduleCheckFrom = time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // scheduleCache memoizes ParseSchedule, a pure function called on every
 // ping and every evaluation; time.LoadLocation alone reads a file each call.
@@ -85,9 +94,14 @@ func parseSchedule(spec ScheduleSpec) (Schedule, error) {
 		if err != nil {
 			return nil, err
 		}
-		e, err := cronParser.Parse(spec.Expr)
+		e, err := cron.Parse(spec.Expr)
 		if err != nil {
 			return nil, invalid("schedule.expr", "%s", err)
+		}
+		// Parse refuses what never fires anywhere; an expression whose every
+		// fire time falls in this zone's daylight saving gaps is refused here.
+		if e.Next(scheduleCheckFrom, loc).IsZero() {
+			return nil, invalid("schedule.expr", "%q never fires in %s", spec.Expr, loc)
 		}
 		return &CronSchedule{expr: e, loc: loc}, nil
 	default:
