@@ -541,3 +541,53 @@ func TestApplyPingLeavesMonitorUntouchedOnBadSchedule(t *testing.T) {
 	require.Error(t, err)
 	require.True(t, m.State.LastPingAt.IsZero())
 }
+
+func TestDaylightSavingOccurrences(t *testing.T) {
+	t.Parallel()
+	m := &monitors.Monitor{Schedule: monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: "30 2 * * *", TZ: "America/New_York"}}
+	s := newScenario(t, m)
+	// 02:30 does not exist on 2026-03-08: the job runs once, at 03:00 EDT.
+	s.ping(monitors.PingSuccess, at("2026-03-07T02:30:05-05:00"))
+	require.True(t, at("2026-03-08T03:00:00-04:00").Equal(s.m.State.Expected), "%s", s.m.State.Expected)
+	s.tick(at("2026-03-08T03:05:00-04:00"))
+	require.Equal(t, []monitors.IncidentKind{monitors.IncidentMissed}, s.opened())
+	require.Contains(t, s.log[0].Summary, "did not run at 2026-03-08 03:00 America/New_York")
+
+	// 01:30 happens twice on 2026-11-01: the job runs once, at the first.
+	m2 := &monitors.Monitor{Schedule: monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: "30 1 * * *", TZ: "America/New_York"}}
+	s2 := newScenario(t, m2)
+	s2.ping(monitors.PingSuccess, at("2026-11-01T01:30:10-04:00"))
+	require.True(t, at("2026-11-02T01:30:00-05:00").Equal(s2.m.State.Expected), "no second 01:30 expected that night: %s", s2.m.State.Expected)
+}
+
+func TestScheduleValidation(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		spec  monitors.ScheduleSpec
+		field string
+		msg   string
+	}{
+		{monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: "0 0 30 2 *"}, "schedule.expr", "never fires"},
+		{monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: "61 * * * *"}, "schedule.expr", "61"},
+		{monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: "0 * * * *", TZ: "Mars/Olympus"}, "schedule.tz", `unknown time zone "Mars/Olympus"`},
+		{monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: "* 2 * 3 SUN#2", TZ: "America/New_York"}, "schedule.expr", "never fires in America/New_York"},
+		{monitors.ScheduleSpec{Kind: monitors.ScheduleInterval, EverySeconds: 0}, "schedule.every_seconds", "between 1"},
+		{monitors.ScheduleSpec{Kind: "weekly"}, "schedule.kind", "not one of cron, interval"},
+	} {
+		_, err := monitors.ParseSchedule(tt.spec)
+		var ve *monitors.ValidationError
+		require.ErrorAs(t, err, &ve, "%+v", tt.spec)
+		require.Equal(t, tt.field, ve.Field)
+		require.Contains(t, ve.Message, tt.msg)
+	}
+	for _, ok := range []monitors.ScheduleSpec{
+		{Kind: monitors.ScheduleCron, Expr: "@hourly"},
+		{Kind: monitors.ScheduleCron, Expr: "*/10 * * * * *", TZ: "Europe/Berlin"},
+		{Kind: monitors.ScheduleCron, Expr: "1 1 LW * *"},
+		{Kind: monitors.ScheduleCron, Expr: "0 9 * * 5#3", TZ: "Asia/Tokyo"},
+		{Kind: monitors.ScheduleInterval, EverySeconds: 1},
+	} {
+		_, err := monitors.ParseSchedule(ok)
+		require.NoError(t, err, "%+v", ok)
+	}
+}
