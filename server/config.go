@@ -61,6 +61,9 @@ func (c *Config) Validate() error {
 	if c.PruneInterval <= 0 {
 		errs = append(errs, errors.New("prune interval must be positive"))
 	}
+	if err := c.Evaluator.Validate(); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
 }
 

@@ -1,0 +1,285 @@
+package evaluator
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/vigilhq/vigil/monitors"
+)
+
+// Store is what the evaluator needs of [monitors.Store].
+type Store interface {
+	MonitorEvaluateDue(ctx context.Context, p *monitors.EvaluateDueParams) (*monitors.EvaluateDueResult, error)
+	MonitorNextDeadline(ctx context.Context) (*time.Time, error)
+	EvaluatorHeartbeat(ctx context.Context, p *monitors.EvaluatorHeartbeatParams) (*monitors.EvaluatorHeartbeat, error)
+}
+
+// Defaults and limits of [Config].
+const (
+	BatchSizeDefault       = 500
+	BatchSizeMax           = 10000
+	PollIntervalDefault    = time.Second
+	PollIntervalMax        = time.Second
+	OutageThresholdDefault = time.Minute
+	// OutageThresholdMin keeps the threshold well above the longest normal
+	// gap between two passes (a pass, then a poll interval of sleep).
+	OutageThresholdMin = 5 * time.Second
+)
+
+// recheckDue is how soon a pass looks again when due monitors are left that
+// it could not claim: another evaluator, or ingest, holds them, and will
+// most likely have written them by then.
+const recheckDue = 20 * time.Millisecond
+
+// Config configures an [Evaluator]. Zero values take the defaults.
+type Config struct {
+	// NowFunc is the clock; default time.Now.
+	NowFunc func() time.Time
+	// BatchSize is how many monitors one claim transaction evaluates;
+	// default BatchSizeDefault.
+	BatchSize int
+	// PollInterval is the longest sleep between two passes; default and
+	// maximum a second.
+	PollInterval time.Duration
+	// OutageThreshold is the longest gap in the evaluators' shared
+	// heartbeat that is not an outage of Vigil; default a minute.
+	OutageThreshold time.Duration
+	// Logger receives outages at Warn and errors at Error; default discards.
+	Logger *slog.Logger
+	// Registerer, when set, registers the evaluator's metrics.
+	Registerer prometheus.Registerer
+	// EvaluatedFunc, when set, is called after each claim commits, with the
+	// time it returned and the monitors it evaluated. Benchmarks use it to
+	// measure detection latency; it must not block.
+	EvaluatedFunc func(committedAt time.Time, evaluated []monitors.EvaluatedMonitor)
+}
+
+// withDefaults returns c with defaults filled in, or an error naming every
+// value out of range.
+func (c Config) withDefaults() (Config, error) {
+	if c.NowFunc == nil {
+		c.NowFunc = time.Now
+	}
+	c.BatchSize = cmp.Or(c.BatchSize, BatchSizeDefault)
+	c.PollInterval = cmp.Or(c.PollInterval, PollIntervalDefault)
+	c.OutageThreshold = cmp.Or(c.OutageThreshold, OutageThresholdDefault)
+	c.Logger = cmp.Or(c.Logger, slog.New(slog.DiscardHandler))
+	var errs []error
+	if c.BatchSize < 1 || c.BatchSize > BatchSizeMax {
+		errs = append(errs, fmt.Errorf("evaluator batch size: %d is not between 1 and %d", c.BatchSize, BatchSizeMax))
+	}
+	if c.PollInterval < time.Millisecond || c.PollInterval > PollIntervalMax {
+		errs = append(errs, fmt.Errorf("evaluator poll interval: %s is not between 1ms and %s", c.PollInterval, PollIntervalMax))
+	}
+	if c.OutageThreshold < OutageThresholdMin {
+		errs = append(errs, fmt.Errorf("outage threshold: %s is less than %s", c.OutageThreshold, OutageThresholdMin))
+	}
+	return c, errors.Join(errs...)
+}
+
+// Validate checks c as [New] would.
+func (c Config) Validate() error {
+	_, err := c.withDefaults()
+	return err
+}
+
+// Evaluator claims due monitors and applies the time to them. Any number of
+// them may run on one database.
+type Evaluator struct {
+	store   Store
+	cfg     Config
+	log     *slog.Logger
+	metrics *metrics
+}
+
+// New returns an evaluator on store. It registers its metrics with
+// cfg.Registerer, when set.
+func New(store Store, cfg Config) (*Evaluator, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	m := newMetrics()
+	if cfg.Registerer != nil {
+		if err := m.register(cfg.Registerer); err != nil {
+			return nil, err
+		}
+	}
+	return &Evaluator{store: store, cfg: cfg, log: cfg.Logger, metrics: m}, nil
+}
+
+// Pass tells what one pass did.
+type Pass struct {
+	// Claims is the number of claim transactions; Evaluated the monitors
+	// they evaluated; Opened the incidents they opened.
+	Claims    int
+	Evaluated int
+	Opened    int
+	// More is set when the pass ran out of its time with due monitors
+	// left: the next pass should start at once.
+	More bool
+	// Outage is the outage being settled during the pass, or settled by
+	// it; nil when none.
+	Outage *monitors.Outage
+	// NextDeadline is the earliest next deadline of any monitor after the
+	// pass; nil when none.
+	NextDeadline *time.Time
+}
+
+// RunOnce runs one pass: it stamps the shared heartbeat (detecting an
+// outage of Vigil), claims and evaluates due monitors in batches until none
+// is left or PollInterval has passed, and reads the next deadline.
+func (e *Evaluator) RunOnce(ctx context.Context) (*Pass, error) {
+	pass, err := e.runOnce(ctx)
+	if err != nil {
+		e.metrics.errors.Inc()
+	}
+	return pass, err
+}
+
+func (e *Evaluator) runOnce(ctx context.Context) (*Pass, error) {
+	start := e.cfg.NowFunc()
+	hb, err := e.store.EvaluatorHeartbeat(ctx, &monitors.EvaluatorHeartbeatParams{Now: start, Threshold: e.cfg.OutageThreshold})
+	if err != nil {
+		return nil, fmt.Errorf("evaluator heartbeat: %w", err)
+	}
+	e.noteOutage(ctx, hb)
+	pass := &Pass{Outage: hb.Outage}
+	opts := hb.TimeOptions()
+
+	for {
+		now := e.cfg.NowFunc()
+		res, err := e.store.MonitorEvaluateDue(ctx, &monitors.EvaluateDueParams{Now: now, Limit: e.cfg.BatchSize, Options: opts})
+		if err != nil {
+			return pass, fmt.Errorf("evaluate due monitors: %w", err)
+		}
+		committed := e.cfg.NowFunc()
+		e.metrics.claimSeconds.Observe(committed.Sub(now).Seconds())
+		pass.Claims++
+		pass.Evaluated += len(res.Evaluated)
+		pass.Opened += e.observe(committed, res.Evaluated)
+		if e.cfg.EvaluatedFunc != nil && len(res.Evaluated) > 0 {
+			e.cfg.EvaluatedFunc(committed, res.Evaluated)
+		}
+		if len(res.Evaluated) < e.cfg.BatchSize {
+			break
+		}
+		if committed.Sub(start) >= e.cfg.PollInterval {
+			// Stamp the heartbeat again before going on: a long backlog
+			// is not an outage.
+			pass.More = true
+			break
+		}
+	}
+	if pass.Evaluated > 0 {
+		e.log.DebugContext(ctx, "evaluated due monitors", "monitors", pass.Evaluated, "incidents_opened", pass.Opened, "claims", pass.Claims)
+	}
+
+	next, err := e.store.MonitorNextDeadline(ctx)
+	if err != nil {
+		return pass, fmt.Errorf("read next deadline: %w", err)
+	}
+	pass.NextDeadline = next
+	lag := 0.0
+	if now := e.cfg.NowFunc(); next != nil && !next.After(now) {
+		lag = now.Sub(*next).Seconds()
+	}
+	e.metrics.lagSeconds.Set(lag)
+	return pass, nil
+}
+
+// observe counts what a claim did and returns the incidents it opened.
+func (e *Evaluator) observe(committed time.Time, evaluated []monitors.EvaluatedMonitor) int {
+	opened := 0
+	e.metrics.evaluated.Add(float64(len(evaluated)))
+	for _, ev := range evaluated {
+		if ev.Transition == nil {
+			continue
+		}
+		for _, ic := range ev.Transition.Incidents {
+			if ic.Op != monitors.IncidentOpen {
+				continue
+			}
+			opened++
+			e.metrics.opened.WithLabelValues(string(ic.Kind)).Inc()
+			e.metrics.detectionSeconds.Observe(max(committed.Sub(ev.DueAt), 0).Seconds())
+		}
+	}
+	return opened
+}
+
+// noteOutage logs and counts what the heartbeat found.
+func (e *Evaluator) noteOutage(ctx context.Context, hb *monitors.EvaluatorHeartbeat) {
+	o := hb.Outage
+	if o == nil || (!hb.Detected && !hb.Settled) {
+		return
+	}
+	attrs := []any{"outage_id", o.ID, "outage_start", o.StartedAt, "outage_end", o.EndedAt,
+		"outage_duration", o.Duration().Round(time.Millisecond).String()}
+	if hb.Detected {
+		e.metrics.outages.Inc()
+		e.metrics.outageSeconds.Set(o.Duration().Seconds())
+	}
+	switch {
+	case hb.Detected && hb.Settled:
+		e.log.WarnContext(ctx, "Vigil was down or its evaluator lagged; no monitor was due during the gap",
+			append(attrs, "monitors_postponed", o.MonitorsPostponed)...)
+	case hb.Detected:
+		e.log.WarnContext(ctx, "Vigil was down or its evaluator lagged; monitors due during the gap get a fresh grace window", attrs...)
+	case hb.Settled:
+		e.log.WarnContext(ctx, "every monitor due during Vigil's outage was given a fresh grace window",
+			append(attrs, "monitors_postponed", o.MonitorsPostponed)...)
+	}
+	if hb.Settled {
+		e.metrics.outagePostponed.Set(float64(o.MonitorsPostponed))
+	}
+}
+
+// Run runs passes until ctx is done: at once while due monitors remain,
+// else when the earliest deadline comes, and at least every PollInterval.
+func (e *Evaluator) Run(ctx context.Context) {
+	e.log.InfoContext(ctx, "evaluator started", "batch_size", e.cfg.BatchSize, "poll_interval", e.cfg.PollInterval.String(),
+		"outage_threshold", e.cfg.OutageThreshold.String())
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-timer.C:
+		}
+		pass, err := e.RunOnce(ctx)
+		if err != nil && ctx.Err() != nil {
+			return
+		}
+		wait := e.cfg.PollInterval
+		if err != nil {
+			e.log.ErrorContext(ctx, "evaluator pass failed", "err", err)
+		} else {
+			wait = e.wait(pass, e.cfg.NowFunc())
+		}
+		timer.Reset(wait)
+	}
+}
+
+// wait returns how long to sleep after pass.
+func (e *Evaluator) wait(pass *Pass, now time.Time) time.Duration {
+	if pass.More {
+		return 0
+	}
+	w := e.cfg.PollInterval
+	if pass.NextDeadline != nil {
+		d := pass.NextDeadline.Sub(now)
+		if d <= 0 {
+			d = recheckDue
+		}
+		w = min(w, d)
+	}
+	return w
+}
