@@ -125,6 +125,33 @@ type Store interface {
 
 	// == delivery ==
 
+	// Every transaction that inserts incident events also creates their
+	// deliveries: one per channel of the event's monitor, or per default
+	// channel of its project when the monitor names none (a reminder skips
+	// a channel that still has a delivery of the incident pending). The
+	// store hands them to its enqueue hook, if it has one, in the same
+	// transaction.
+
+	// DeliveryGet returns a delivery of the project, with its event's time
+	// and summary, and the earlier delivery it waits for (see
+	// [Delivery.WaitsFor]).
+	DeliveryGet(ctx context.Context, projectID string, id int64) (*Delivery, error)
+	// DeliveryAttemptRecord logs one attempt of a pending delivery, numbered
+	// after the attempts before it, and moves the delivery to sent (on
+	// success), failed, or its next attempt, in one transaction. A delivery
+	// that is not pending any more is ErrConflict: a sent delivery is never
+	// sent again.
+	DeliveryAttemptRecord(ctx context.Context, p *DeliveryAttemptRecordParams) (*DeliveryAttempt, error)
+	// DeliveryList returns the deliveries of the project's incidents with
+	// the given IDs, each with its attempts oldest first, ordered by
+	// incident, event and channel.
+	DeliveryList(ctx context.Context, p *DeliveryListParams) ([]*Delivery, error)
+	// IncidentRemind records an incident.reminder event for each open
+	// incident opened, or last reminded, p.Interval or more before p.Now,
+	// with its deliveries, in one transaction, and returns the events.
+	// Replicas that call it at once remind each incident once.
+	IncidentRemind(ctx context.Context, p *IncidentRemindParams) ([]*IncidentEvent, error)
+
 	// == web ==
 
 	// UserCreate stores a new user and their project memberships in one

@@ -19,6 +19,9 @@ type Options struct {
 	// Logger receives the store's warnings, such as a monitor that could not
 	// be evaluated. Nil discards them.
 	Logger *slog.Logger
+	// EnqueueDeliveries, when set, adds the jobs that send the deliveries
+	// each incident event creates, in the transaction that records it.
+	EnqueueDeliveries EnqueueFunc
 }
 
 // Store is a [monitors.Store] on PostgreSQL.
@@ -26,6 +29,7 @@ type Store struct {
 	pool      *pgxpool.Pool
 	ownPool   bool
 	log       *slog.Logger
+	enqueue   EnqueueFunc
 	closeOnce sync.Once
 }
 
@@ -59,7 +63,7 @@ func New(pool *pgxpool.Pool, opts Options) *Store {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Store{pool: pool, log: log}
+	return &Store{pool: pool, log: log, enqueue: opts.EnqueueDeliveries}
 }
 
 // Migrate applies pending migrations to the database of pool. Replicas that

@@ -34,7 +34,9 @@ type writeSet struct {
 // write writes w in tx, all statements in one pipelined round trip. It is the
 // only writer of monitor state, runs, incidents and incident events; every
 // path that changes a monitor (PingRecordBatch, MonitorEvaluateDue,
-// MonitorModify) goes through it.
+// MonitorModify) goes through it. The incident events it inserts get their
+// deliveries, and the jobs that send them, in the same transaction (one more
+// round trip, only when there are events).
 func (s *Store) write(ctx context.Context, tx pgx.Tx, w *writeSet) error {
 	b := &pgx.Batch{}
 	var checks []func(n int64) error
@@ -82,6 +84,10 @@ func (s *Store) write(ctx context.Context, tx pgx.Tx, w *writeSet) error {
 		})
 	}
 
+	// returnsEvents marks the statements that return the incident events
+	// they insert, whose deliveries are created in this transaction too.
+	returnsEvents := map[int]bool{}
+
 	if runs := collectRuns(w.changes); len(runs) > 0 {
 		queueRuns(b, runs)
 		checks = append(checks, nil)
@@ -96,8 +102,9 @@ func (s *Store) write(ctx context.Context, tx pgx.Tx, w *writeSet) error {
 				if err != nil {
 					return fmt.Errorf("new incident id: %w", err)
 				}
-				b.Queue(qIncidentOpen, id.String(), c.m.ProjectID, c.m.ID, string(ic.Kind), at, ic.Summary, ic.RunSeq, c.pingID)
+				b.Queue(qIncidentOpen+eventReturning, id.String(), c.m.ProjectID, c.m.ID, string(ic.Kind), at, ic.Summary, ic.RunSeq, c.pingID)
 				mid, kind := c.m.ID, ic.Kind
+				returnsEvents[len(checks)] = true
 				checks = append(checks, func(n int64) error {
 					if n == 0 {
 						// The database already has an open incident of this
@@ -107,10 +114,12 @@ func (s *Store) write(ctx context.Context, tx pgx.Tx, w *writeSet) error {
 					return nil
 				})
 			case monitors.IncidentUpdate:
-				b.Queue(qIncidentUpdate, c.m.ID, string(ic.Kind), at, ic.Summary)
+				b.Queue(qIncidentUpdate+eventReturning, c.m.ID, string(ic.Kind), at, ic.Summary)
+				returnsEvents[len(checks)] = true
 				checks = append(checks, nil)
 			case monitors.IncidentResolve:
-				b.Queue(qIncidentResolve, c.m.ID, string(ic.Kind), at, ic.Summary)
+				b.Queue(qIncidentResolve+eventReturning, c.m.ID, string(ic.Kind), at, ic.Summary)
+				returnsEvents[len(checks)] = true
 				checks = append(checks, nil)
 			default:
 				return fmt.Errorf("monitor %s: unknown incident operation %q", c.m.ID, ic.Op)
@@ -122,14 +131,32 @@ func (s *Store) write(ctx context.Context, tx pgx.Tx, w *writeSet) error {
 		return nil
 	}
 	br := tx.SendBatch(ctx, b)
-	for _, check := range checks {
-		tag, err := br.Exec()
-		if err != nil {
-			br.Close()
-			return interpret(err)
+	var events []*monitors.IncidentEvent
+	for i, check := range checks {
+		var n int64
+		if returnsEvents[i] {
+			rows, err := br.Query()
+			if err != nil {
+				br.Close()
+				return interpret(err)
+			}
+			evs, err := scanEvents(rows)
+			if err != nil {
+				br.Close()
+				return interpret(err)
+			}
+			events = append(events, evs...)
+			n = int64(len(evs))
+		} else {
+			tag, err := br.Exec()
+			if err != nil {
+				br.Close()
+				return interpret(err)
+			}
+			n = tag.RowsAffected()
 		}
 		if check != nil {
-			if err := check(tag.RowsAffected()); err != nil {
+			if err := check(n); err != nil {
 				br.Close()
 				return err
 			}
@@ -138,7 +165,7 @@ func (s *Store) write(ctx context.Context, tx pgx.Tx, w *writeSet) error {
 	if err := br.Close(); err != nil {
 		return interpret(err)
 	}
-	return nil
+	return s.deliver(ctx, tx, events)
 }
 
 // collectRuns returns the runs to write, one per (monitor, seq): a change

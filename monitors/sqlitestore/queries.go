@@ -134,7 +134,7 @@ const (
 	// the incident keeps its opening summary.
 	qIncidentUpdate = `INSERT INTO incident_events (incident_id, monitor_id, project_id, kind, at, summary)
 		SELECT id, monitor_id, project_id, 'incident.updated', ?3, ?4 FROM incidents
-		WHERE monitor_id = ?1 AND kind = ?2 AND resolved_at IS NULL`
+		WHERE monitor_id = ?1 AND kind = ?2 AND resolved_at IS NULL` + eventReturning
 	// qIncidentResolve resolves the open incident of a kind; qEventInsert
 	// then records the resolved event.
 	qIncidentResolve = `UPDATE incidents SET resolved_at = ?3, resolve_summary = ?4
@@ -142,7 +142,7 @@ const (
 	// qEventInsert records an opened or resolved event, at most once each
 	// per incident.
 	qEventInsert = `INSERT INTO incident_events (incident_id, monitor_id, project_id, kind, at, summary)
-		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
+		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING` + eventReturning
 	qIncidentGet  = `SELECT ` + incidentCols + ` FROM incidents WHERE project_id = ? AND id = ?`
 	qIncidentList = `SELECT ` + incidentCols + ` FROM incidents
 		WHERE project_id = ?1 AND (?2 = '' OR monitor_id = ?2) AND (NOT ?3 OR resolved_at IS NULL)

@@ -21,6 +21,9 @@ type Options struct {
 	// Logger receives the store's warnings, such as a monitor that could not
 	// be evaluated. Nil discards them.
 	Logger *slog.Logger
+	// EnqueueDeliveries, when set, adds the jobs that send the deliveries
+	// each incident event creates, in the transaction that records it.
+	EnqueueDeliveries EnqueueFunc
 }
 
 // busyTimeoutMS is how long a connection waits for a lock held by another
@@ -42,6 +45,7 @@ type Store struct {
 
 	stmts     *statements
 	log       *slog.Logger
+	enqueue   EnqueueFunc
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -122,7 +126,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		w.Close()
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}
-	return &Store{path: path, w: w, r: r, stmts: stmts, log: log}, nil
+	return &Store{path: path, w: w, r: r, stmts: stmts, log: log, enqueue: opts.EnqueueDeliveries}, nil
 }
 
 // Ping checks that the database answers.

@@ -34,7 +34,8 @@ type writeSet struct {
 // write writes w in tx with the prepared statements. It is the only writer
 // of monitor state, runs, incidents and incident events; every path that
 // changes a monitor (PingRecordBatch, MonitorEvaluateDue, MonitorModify)
-// goes through it.
+// goes through it. The incident events it inserts get their deliveries,
+// and the jobs that send them, in the same transaction.
 func (s *Store) write(ctx context.Context, tx *sql.Tx, w *writeSet) error {
 	st := s.stmts
 	if err := s.insertPings(ctx, tx, w.pings); err != nil {
@@ -87,18 +88,19 @@ func (s *Store) write(ctx context.Context, tx *sql.Tx, w *writeSet) error {
 		return fmt.Errorf("write runs: %w", interpret(err))
 	}
 
+	var events []*monitors.IncidentEvent
 	for _, c := range w.changes {
 		var pingID int64
 		if c.ping != nil {
 			pingID = c.ping.ID
 		}
 		for _, ic := range c.tr.Incidents {
-			if err := s.writeIncident(ctx, tx, c.m, ic, pingID); err != nil {
+			if err := s.writeIncident(ctx, tx, c.m, ic, pingID, &events); err != nil {
 				return fmt.Errorf("monitor %s: %w", c.m.ID, err)
 			}
 		}
 	}
-	return nil
+	return s.deliver(ctx, tx, events)
 }
 
 // insertPings inserts pings with multi-row statements and sets their IDs.
@@ -159,8 +161,10 @@ func execBulk(ctx context.Context, tx *sql.Tx, b *bulk, rows [][]any) (int64, er
 	return total, nil
 }
 
-// writeIncident applies one incident change with its event.
-func (s *Store) writeIncident(ctx context.Context, tx *sql.Tx, m *monitors.Monitor, ic monitors.IncidentChange, pingID int64) error {
+// writeIncident applies one incident change with its event, which it
+// appends to events.
+func (s *Store) writeIncident(ctx context.Context, tx *sql.Tx, m *monitors.Monitor, ic monitors.IncidentChange, pingID int64,
+	events *[]*monitors.IncidentEvent) error {
 	st := s.stmts
 	at := micros(ic.At)
 	switch ic.Op {
@@ -184,14 +188,14 @@ func (s *Store) writeIncident(ctx context.Context, tx *sql.Tx, m *monitors.Monit
 			s.log.WarnContext(ctx, "incident already open; kept the open one", "monitor_id", m.ID, "kind", ic.Kind)
 			return nil
 		}
-		_, err = tx.StmtContext(ctx, st.eventInsert).ExecContext(ctx, id.String(), m.ID, m.ProjectID,
+		err = insertEvents(ctx, tx.StmtContext(ctx, st.eventInsert), events, id.String(), m.ID, m.ProjectID,
 			string(monitors.EventOpened), at, ic.Summary)
 		if err != nil {
-			return fmt.Errorf("record %s incident opened: %w", ic.Kind, interpret(err))
+			return fmt.Errorf("record %s incident opened: %w", ic.Kind, err)
 		}
 	case monitors.IncidentUpdate:
-		if _, err := tx.StmtContext(ctx, st.incidentUpdate).ExecContext(ctx, m.ID, string(ic.Kind), at, ic.Summary); err != nil {
-			return fmt.Errorf("update %s incident: %w", ic.Kind, interpret(err))
+		if err := insertEvents(ctx, tx.StmtContext(ctx, st.incidentUpdate), events, m.ID, string(ic.Kind), at, ic.Summary); err != nil {
+			return fmt.Errorf("update %s incident: %w", ic.Kind, err)
 		}
 	case monitors.IncidentResolve:
 		rows, err := tx.StmtContext(ctx, st.incidentResolve).QueryContext(ctx, m.ID, string(ic.Kind), at, ic.Summary)
@@ -215,10 +219,10 @@ func (s *Store) writeIncident(ctx context.Context, tx *sql.Tx, m *monitors.Monit
 			return fmt.Errorf("resolve %s incident: %w", ic.Kind, err)
 		}
 		for _, r := range done {
-			_, err := tx.StmtContext(ctx, st.eventInsert).ExecContext(ctx, r.id, m.ID, r.project,
+			err := insertEvents(ctx, tx.StmtContext(ctx, st.eventInsert), events, r.id, m.ID, r.project,
 				string(monitors.EventResolved), at, ic.Summary)
 			if err != nil {
-				return fmt.Errorf("record %s incident resolved: %w", ic.Kind, interpret(err))
+				return fmt.Errorf("record %s incident resolved: %w", ic.Kind, err)
 			}
 		}
 	default:

@@ -84,6 +84,7 @@ func Run(t *testing.T, newStore func(t *testing.T) monitors.Store, caps Caps) {
 	}
 	runEvaluator(t, newStore)
 	runAPI(t, newStore)
+	runDelivery(t, newStore)
 	runWeb(t, newStore)
 	t.Run("PingRecordBatch/Durable", func(t *testing.T) {
 		t.Parallel()
