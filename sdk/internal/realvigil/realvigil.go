@@ -386,7 +386,7 @@ func (v *Vigil) Runs(t testing.TB, monitorID string) []api.Run {
 func (v *Vigil) Incidents(t testing.TB, monitorID string) []api.Incident {
 	t.Helper()
 	var list api.IncidentList
-	v.Call(t, http.MethodGet, "/api/v1/monitors/"+monitorID+"/incidents?limit=500", nil, http.StatusOK, &list)
+	v.Call(t, http.MethodGet, "/api/v1/monitors/"+monitorID+"/incidents?limit=100", nil, http.StatusOK, &list)
 	slices.Reverse(list.Incidents)
 	return list.Incidents
 }
