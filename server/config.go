@@ -27,6 +27,7 @@ type Config struct {
 	Evaluator EvaluatorSettings
 	API       APISettings
 	Delivery  DeliverySettings
+	Web       WebSettings
 
 	// NowFunc is the clock; nil is time.Now. Tests set it.
 	NowFunc func() time.Time

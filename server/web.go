@@ -1,9 +1,68 @@
 package server
 
 import (
+	"context"
+	"time"
+
 	"github.com/labstack/echo/v4"
+
+	"github.com/vigilhq/vigil/api"
+	"github.com/vigilhq/vigil/web"
 )
 
 // This file wires the dashboard into the server.
 
-func (s *Server) mountWeb(e *echo.Echo) {}
+// WebSettings configures the dashboard.
+type WebSettings struct {
+	// RefreshInterval is how often lists and monitor pages refresh their
+	// live parts; 0 is web.RefreshIntervalDefault.
+	RefreshInterval time.Duration
+}
+
+// mountWeb serves the dashboard. It sends test notifications and lists
+// delivery attempts through what the delivery part lends the API (see
+// channelTesterProvider), so that the button and the API do the same.
+func (s *Server) mountWeb(e *echo.Echo) {
+	cfg := web.Config{
+		Store:           s.store,
+		BaseURL:         s.cfg.BaseURL,
+		Logger:          s.logger.With("part", "web"),
+		NowFunc:         s.cfg.NowFunc,
+		RefreshInterval: s.cfg.Web.RefreshInterval,
+	}
+	if p, ok := any(s).(channelTesterProvider); ok {
+		if t := p.apiChannelTester(); t != nil {
+			cfg.ChannelTester = t
+		}
+	}
+	if p, ok := any(s).(deliveryListerProvider); ok {
+		if l := p.apiDeliveryLister(); l != nil {
+			cfg.Deliveries = webDeliveries{l}
+		}
+	}
+	h, err := web.New(cfg)
+	if err != nil {
+		// Only a broken build (templates that do not parse) gets here.
+		s.logger.Error("dashboard not served", "err", err)
+		return
+	}
+	h.Register(e)
+}
+
+// webDeliveries shows the dashboard the delivery attempts the API lists.
+type webDeliveries struct{ l api.DeliveryLister }
+
+func (d webDeliveries) IncidentDeliveries(ctx context.Context, projectID string, incidentIDs []string) (map[string][]web.Delivery, error) {
+	in, err := d.l.IncidentDeliveries(ctx, projectID, incidentIDs)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string][]web.Delivery, len(in))
+	for id, list := range in {
+		for _, a := range list {
+			out[id] = append(out[id], web.Delivery{ChannelID: a.ChannelID, Event: a.Event, Attempt: a.Attempt, At: a.At,
+				Outcome: a.Outcome, StatusCode: a.StatusCode, Error: a.Error, NextAttemptAt: a.NextAttemptAt})
+		}
+	}
+	return out, nil
+}

@@ -76,6 +76,7 @@ func serverSettings(c *server.Config) []setting {
 	core = append(core, evaluatorSettings(&c.Evaluator)...)
 	core = append(core, apiSettings(&c.API)...)
 	core = append(core, deliverySettings(&c.Delivery)...)
+	core = append(core, webSettings(&c.Web)...)
 	return core
 }
 

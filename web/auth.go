@@ -1,0 +1,421 @@
+package web
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/mail"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/vigilhq/vigil/keys"
+	"github.com/vigilhq/vigil/monitors"
+)
+
+// Password rules. bcrypt reads at most 72 bytes, so a longer password is
+// refused rather than silently cut.
+const (
+	PasswordMinLength = 10
+	PasswordMaxBytes  = 72
+)
+
+// HashPassword checks a new password against the rules and returns its
+// bcrypt hash. Its errors are sentences to show to the person.
+func HashPassword(password string) (string, error) {
+	if err := CheckPassword(password); err != nil {
+		return "", err
+	}
+	b, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
+	if err != nil {
+		return "", fmt.Errorf("hash password: %w", err)
+	}
+	return string(b), nil
+}
+
+// CheckPassword says why a new password is not acceptable, or returns nil.
+func CheckPassword(password string) error {
+	switch {
+	case len([]rune(password)) < PasswordMinLength:
+		return fmt.Errorf("the password must have at least %d characters", PasswordMinLength)
+	case len(password) > PasswordMaxBytes:
+		return fmt.Errorf("the password must be at most %d bytes long", PasswordMaxBytes)
+	}
+	return nil
+}
+
+// CheckEmail says why an email address is not acceptable, or returns nil.
+func CheckEmail(email string) error {
+	email = strings.TrimSpace(email)
+	a, err := mail.ParseAddress(email)
+	if err != nil || a.Address != email || len(email) > 254 {
+		return fmt.Errorf("%q is not an email address", email)
+	}
+	return nil
+}
+
+// dummyHash is compared against when no account has the email given, so
+// that a sign-in takes as long whether the account exists or not.
+var dummyHash = sync.OnceValue(func() []byte {
+	b, _ := bcrypt.GenerateFromPassword([]byte("no account has this password"), bcrypt.DefaultCost)
+	return b
+})
+
+// viewer is the signed-in person of a request and the project they look at.
+type viewer struct {
+	User     *monitors.User
+	Session  *monitors.Session
+	Projects []*monitors.Project
+	// Project is the current project; nil when the person is a member of
+	// none.
+	Project *monitors.Project
+	Loc     *time.Location
+	Now     time.Time
+}
+
+const viewerKey = "vigil.viewer"
+
+func (h *Handler) sessionCookieName() string {
+	if h.secure {
+		return "__Host-vigil_session"
+	}
+	return "vigil_session"
+}
+
+func hashToken(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
+
+func randomToken() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// loadViewer returns the signed-in person of the request, or nil.
+func (h *Handler) loadViewer(c echo.Context) (*viewer, error) {
+	if v, ok := c.Get(viewerKey).(*viewer); ok {
+		return v, nil
+	}
+	ck, err := c.Cookie(h.sessionCookieName())
+	if err != nil || ck.Value == "" {
+		return nil, nil
+	}
+	ctx := c.Request().Context()
+	now := h.now()
+	se, err := h.store.SessionGet(ctx, &monitors.SessionGetParams{TokenHash: hashToken(ck.Value), Now: now})
+	if errors.Is(err, monitors.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	u, err := h.store.UserGet(ctx, se.UserID)
+	if err != nil {
+		return nil, err
+	}
+	if se.ExpiresAt.Sub(now) < SessionLifetime-sessionRenewAfter {
+		exp := now.Add(SessionLifetime)
+		if err := h.store.SessionExtend(ctx, se.ID, exp); err != nil {
+			return nil, err
+		}
+		se.ExpiresAt = exp
+		h.setSessionCookie(c, ck.Value, exp)
+	}
+	projects, err := h.store.ProjectListByUser(ctx, u.ID)
+	if err != nil {
+		return nil, err
+	}
+	v := &viewer{User: u, Session: se, Projects: projects, Loc: viewerZone(c), Now: now}
+	if len(projects) > 0 {
+		v.Project = projects[0]
+		if pc, err := c.Cookie("vigil_project"); err == nil {
+			for _, p := range projects {
+				if p.ID == pc.Value {
+					v.Project = p
+				}
+			}
+		}
+	}
+	c.Set(viewerKey, v)
+	return v, nil
+}
+
+// viewerZone is the browser's time zone, which app.js puts in a cookie;
+// UTC until it has.
+func viewerZone(c echo.Context) *time.Location {
+	ck, err := c.Cookie("vigil_tz")
+	if err != nil || ck.Value == "" || ck.Value == "Local" {
+		return time.UTC
+	}
+	name, err := url.QueryUnescape(ck.Value)
+	if err != nil {
+		return time.UTC
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return time.UTC
+	}
+	return loc
+}
+
+// requireViewer lets signed-in people through, and checks the CSRF token
+// of every request that changes state. Others are sent to the sign-in page.
+func (h *Handler) requireViewer(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		v, err := h.loadViewer(c)
+		if err != nil {
+			return h.wrap(func(echo.Context) error { return err })(c)
+		}
+		if v == nil {
+			target := "/login"
+			if c.Request().Method == http.MethodGet && !isHTMX(c) {
+				target += "?next=" + urlQueryEscape(c.Request().URL.RequestURI())
+			}
+			return redirect(c, target)
+		}
+		if !safeMethod(c.Request().Method) && !h.csrfOK(c, v) {
+			return h.renderError(c, http.StatusForbidden, "This form has expired or did not come from this page. Go back, reload the page and try again.")
+		}
+		if v.Project == nil {
+			return h.render(c, http.StatusOK, "noproject", &page{Title: "No project", V: v})
+		}
+		return next(c)
+	}
+}
+
+func safeMethod(m string) bool {
+	return m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions
+}
+
+// csrfOK checks the session's CSRF token in the form or the X-CSRF-Token
+// header (htmx).
+func (h *Handler) csrfOK(c echo.Context, v *viewer) bool {
+	got := c.Request().Header.Get("X-CSRF-Token")
+	if got == "" {
+		got = c.FormValue("csrf")
+	}
+	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(v.Session.CSRFToken)) == 1
+}
+
+func (h *Handler) setSessionCookie(c echo.Context, token string, expires time.Time) {
+	c.SetCookie(&http.Cookie{
+		Name: h.sessionCookieName(), Value: token, Path: "/", Expires: expires,
+		HttpOnly: true, Secure: h.secure, SameSite: http.SameSiteLaxMode,
+	})
+}
+
+func (h *Handler) setCookie(c echo.Context, name, value string, maxAge int) {
+	c.SetCookie(&http.Cookie{
+		Name: name, Value: value, Path: "/", MaxAge: maxAge,
+		HttpOnly: true, Secure: h.secure, SameSite: http.SameSiteLaxMode,
+	})
+}
+
+// startSession signs user in: a new session, and its cookie.
+func (h *Handler) startSession(c echo.Context, u *monitors.User) error {
+	ctx := c.Request().Context()
+	now := h.now()
+	// Sign-ins are rare, so they also clear out the expired sessions.
+	if n, err := h.store.SessionDeleteExpired(ctx, now); err != nil {
+		h.log.Warn("delete expired sessions", "err", err)
+	} else if n > 0 {
+		h.log.Debug("deleted expired sessions", "sessions", n)
+	}
+	token := randomToken()
+	exp := now.Add(SessionLifetime)
+	if _, err := h.store.SessionCreate(ctx, &monitors.SessionCreateParams{
+		ID: keys.NewID(), UserID: u.ID, TokenHash: hashToken(token), CSRFToken: randomToken(), Now: now, ExpiresAt: exp,
+	}); err != nil {
+		return err
+	}
+	h.setSessionCookie(c, token, exp)
+	return nil
+}
+
+type authForm struct {
+	Email    string
+	Next     string
+	Error    string
+	Setup    bool
+	Projects string // the project the first account joins
+}
+
+// home is the front page: the first-account form on a database without
+// users, the sign-in page for strangers, and the monitor list for people
+// signed in.
+func (h *Handler) home(c echo.Context) error {
+	v, err := h.loadViewer(c)
+	if err != nil {
+		return err
+	}
+	if v != nil {
+		return h.requireViewer(h.monitorList)(c)
+	}
+	n, err := h.store.UserCount(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return h.setupForm(c, &authForm{Setup: true}, http.StatusOK)
+	}
+	if isHTMX(c) {
+		return redirect(c, "/login")
+	}
+	return c.Redirect(http.StatusSeeOther, "/login")
+}
+
+func (h *Handler) setupForm(c echo.Context, f *authForm, status int) error {
+	projects, err := h.store.ProjectList(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	if len(projects) > 0 {
+		f.Projects = projects[0].Name
+	}
+	return h.render(c, status, "setup", &page{Title: "Create the first account", Data: f})
+}
+
+// setup creates the first account, which joins the first project. It
+// works only while there is no user: the store checks that in the same
+// transaction as the insert.
+func (h *Handler) setup(c echo.Context) error {
+	ctx := c.Request().Context()
+	f := &authForm{Setup: true, Email: strings.TrimSpace(c.FormValue("email"))}
+	password := c.FormValue("password")
+	switch {
+	case CheckEmail(f.Email) != nil:
+		f.Error = "Enter your email address, such as ada@example.com."
+	case password != c.FormValue("password2"):
+		f.Error = "The two passwords differ."
+	}
+	if f.Error == "" {
+		if err := CheckPassword(password); err != nil {
+			f.Error = capitalize(err.Error()) + "."
+		}
+	}
+	if f.Error != "" {
+		return h.setupForm(c, f, http.StatusUnprocessableEntity)
+	}
+	hash, err := HashPassword(password)
+	if err != nil {
+		return err
+	}
+	projects, err := h.store.ProjectList(ctx)
+	if err != nil {
+		return err
+	}
+	if len(projects) == 0 {
+		p, err := h.store.ProjectCreate(ctx, &monitors.ProjectCreateParams{
+			ID: keys.NewID(), Name: "Default", PingKey: keys.NewProjectPingKey(), Now: h.now()})
+		if err != nil {
+			return err
+		}
+		projects = append(projects, p)
+	}
+	u, err := h.store.UserCreate(ctx, &monitors.UserCreateParams{
+		ID: keys.NewID(), Email: f.Email, PasswordHash: hash, ProjectIDs: []string{projects[0].ID},
+		OnlyFirst: true, Now: h.now(),
+	})
+	if errors.Is(err, monitors.ErrConflict) {
+		return h.renderError(c, http.StatusConflict, "An account exists already, so this form is closed. Sign in, or ask whoever runs this Vigil for an account.")
+	}
+	if err != nil {
+		return err
+	}
+	h.log.Info("first account created", "user_id", u.ID, "project_id", projects[0].ID)
+	if err := h.startSession(c, u); err != nil {
+		return err
+	}
+	return redirect(c, "/")
+}
+
+func (h *Handler) loginForm(c echo.Context) error {
+	v, err := h.loadViewer(c)
+	if err != nil {
+		return err
+	}
+	next := safeNext(c.QueryParam("next"))
+	if v != nil {
+		return c.Redirect(http.StatusSeeOther, next)
+	}
+	n, err := h.store.UserCount(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return c.Redirect(http.StatusSeeOther, "/")
+	}
+	return h.render(c, http.StatusOK, "login", &page{Title: "Sign in", Data: &authForm{Next: next}})
+}
+
+func (h *Handler) login(c echo.Context) error {
+	ctx := c.Request().Context()
+	f := &authForm{Email: strings.TrimSpace(c.FormValue("email")), Next: safeNext(c.FormValue("next"))}
+	password := c.FormValue("password")
+	u, err := h.store.UserGetByEmail(ctx, f.Email)
+	switch {
+	case errors.Is(err, monitors.ErrNotFound):
+		_ = bcrypt.CompareHashAndPassword(dummyHash(), []byte(password))
+	case err != nil:
+		return err
+	}
+	if u == nil || bcrypt.CompareHashAndPassword([]byte(u.PasswordHash), []byte(password)) != nil {
+		h.log.Info("sign-in refused", "remote_addr", c.RealIP())
+		f.Error = "That email and password do not match an account."
+		return h.render(c, http.StatusUnauthorized, "login", &page{Title: "Sign in", Data: f})
+	}
+	if err := h.startSession(c, u); err != nil {
+		return err
+	}
+	return redirect(c, f.Next)
+}
+
+func (h *Handler) logout(c echo.Context) error {
+	v, err := h.loadViewer(c)
+	if err != nil {
+		return err
+	}
+	if v != nil {
+		if !h.csrfOK(c, v) {
+			return h.renderError(c, http.StatusForbidden, "This form has expired or did not come from this page. Go back, reload the page and try again.")
+		}
+		if err := h.store.SessionDelete(c.Request().Context(), v.Session.TokenHash); err != nil {
+			return err
+		}
+	}
+	c.SetCookie(&http.Cookie{Name: h.sessionCookieName(), Value: "", Path: "/", MaxAge: -1,
+		HttpOnly: true, Secure: h.secure, SameSite: http.SameSiteLaxMode})
+	return redirect(c, "/login")
+}
+
+// switchProject makes another of the viewer's projects the current one.
+func (h *Handler) switchProject(c echo.Context) error {
+	v := c.Get(viewerKey).(*viewer)
+	id := c.FormValue("project")
+	for _, p := range v.Projects {
+		if p.ID == id {
+			h.setCookie(c, "vigil_project", p.ID, int((365 * 24 * time.Hour).Seconds()))
+			return redirect(c, "/")
+		}
+	}
+	return monitors.ErrNotFound
+}
+
+// safeNext keeps a post-sign-in destination on this site.
+func safeNext(next string) string {
+	if next == "" || !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
+		return "/"
+	}
+	return next
+}

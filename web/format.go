@@ -1,0 +1,300 @@
+package web
+
+import (
+	"fmt"
+	"html/template"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/vigilhq/vigil/monitors"
+	"github.com/vigilhq/vigil/monitors/cron"
+)
+
+// When is an instant as a page shows it: in the viewer's zone, and
+// relative to now.
+type When struct {
+	ISO  string // RFC 3339, for <time datetime>
+	Text string // "Mon 2 Mar 09:00:05"
+	Zone string // the zone's abbreviation, such as CET
+	Rel  string // "in 12 min", "3 min ago"
+	Full string // with the year and the zone's name, for a tooltip
+	Past bool
+}
+
+// when formats t for the viewer; nil for the zero time.
+func (v *viewer) when(t time.Time) *When {
+	if t.IsZero() {
+		return nil
+	}
+	return whenIn(t, v.Loc, v.Now)
+}
+
+func (v *viewer) whenPtr(t *time.Time) *When {
+	if t == nil {
+		return nil
+	}
+	return v.when(*t)
+}
+
+func whenIn(t time.Time, loc *time.Location, now time.Time) *When {
+	lt := t.In(loc)
+	layout := "Mon 2 Jan 15:04:05"
+	if lt.Year() != now.In(loc).Year() {
+		layout = "Mon 2 Jan 2006 15:04:05"
+	}
+	zone, _ := lt.Zone()
+	return &When{
+		ISO:  t.UTC().Format(time.RFC3339),
+		Text: lt.Format(layout),
+		Zone: zone,
+		Rel:  relative(t, now),
+		Full: lt.Format("Monday 2 January 2006, 15:04:05 MST") + " (" + loc.String() + ")",
+		Past: !t.After(now),
+	}
+}
+
+// relative says how far t is from now: "in 12 min", "3 min ago", "just
+// now".
+func relative(t, now time.Time) string {
+	d := t.Sub(now)
+	future := d > 0
+	if !future {
+		d = -d
+	}
+	if d < 2*time.Second {
+		return "just now"
+	}
+	var s string
+	switch {
+	case d < time.Minute:
+		s = fmt.Sprintf("%d s", int(d/time.Second))
+	case d < time.Hour:
+		s = fmt.Sprintf("%d min", int(d/time.Minute))
+	case d < 10*time.Hour:
+		h, m := int(d/time.Hour), int(d%time.Hour/time.Minute)
+		s = fmt.Sprintf("%d h", h)
+		if m > 0 {
+			s += fmt.Sprintf(" %d min", m)
+		}
+	case d < 48*time.Hour:
+		s = fmt.Sprintf("%d h", int(d/time.Hour))
+	case d < 60*24*time.Hour:
+		s = fmt.Sprintf("%d days", int(d/(24*time.Hour)))
+	default:
+		s = fmt.Sprintf("%d months", int(d/(30*24*time.Hour)))
+	}
+	if future {
+		return "in " + s
+	}
+	return s + " ago"
+}
+
+// plainDuration says d in words, with at most two units: "5 minutes",
+// "1 hour 30 minutes", "2 days".
+func plainDuration(d time.Duration) string {
+	if d <= 0 {
+		return "0 seconds"
+	}
+	units := []struct {
+		d    time.Duration
+		name string
+	}{{24 * time.Hour, "day"}, {time.Hour, "hour"}, {time.Minute, "minute"}, {time.Second, "second"}}
+	var parts []string
+	for _, u := range units {
+		if n := int64(d / u.d); n > 0 {
+			word := u.name
+			if n > 1 {
+				word += "s"
+			}
+			parts = append(parts, fmt.Sprintf("%d %s", n, word))
+			d -= time.Duration(n) * u.d
+		}
+		if len(parts) == 2 {
+			break
+		}
+	}
+	if len(parts) == 0 {
+		return "less than a second"
+	}
+	return strings.Join(parts, " ")
+}
+
+// shortMillis formats a run's duration: "850 ms", "12.4 s", "3m05s".
+func shortMillis(ms int64) string {
+	d := time.Duration(ms) * time.Millisecond
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%d ms", ms)
+	case d < time.Minute:
+		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + " s"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d/time.Minute), int(d%time.Minute/time.Second))
+	}
+	return fmt.Sprintf("%dh%02dm", int(d/time.Hour), int(d%time.Hour/time.Minute))
+}
+
+// formDuration writes seconds the way the form reads them back: "90s",
+// "5m", "1h30m", "2d".
+func formDuration(seconds int64) string {
+	if seconds <= 0 {
+		return ""
+	}
+	var b strings.Builder
+	for _, u := range []struct {
+		s    int64
+		unit string
+	}{{86400, "d"}, {3600, "h"}, {60, "m"}, {1, "s"}} {
+		if n := seconds / u.s; n > 0 {
+			fmt.Fprintf(&b, "%d%s", n, u.unit)
+			seconds -= n * u.s
+		}
+	}
+	return b.String()
+}
+
+// parseFormDuration reads a duration as people type it: a number of
+// seconds ("90"), or units d, h, m and s ("1h30m", "2d", "45s", "1.5h").
+// Empty is 0.
+func parseFormDuration(s string) (int64, error) {
+	s = strings.ToLower(strings.ReplaceAll(strings.TrimSpace(s), " ", ""))
+	if s == "" {
+		return 0, nil
+	}
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		if n < 0 {
+			return 0, fmt.Errorf("%q is negative", s)
+		}
+		return n, nil
+	}
+	var total float64
+	rest := s
+	for rest != "" {
+		i := 0
+		for i < len(rest) && (rest[i] >= '0' && rest[i] <= '9' || rest[i] == '.') {
+			i++
+		}
+		if i == 0 || i == len(rest) {
+			return 0, fmt.Errorf("%q is not a duration such as 90s, 5m, 1h30m or 2d", s)
+		}
+		n, err := strconv.ParseFloat(rest[:i], 64)
+		if err != nil {
+			return 0, fmt.Errorf("%q is not a duration such as 90s, 5m, 1h30m or 2d", s)
+		}
+		var unit float64
+		switch rest[i] {
+		case 'd':
+			unit = 86400
+		case 'h':
+			unit = 3600
+		case 'm':
+			unit = 60
+		case 's':
+			unit = 1
+		default:
+			return 0, fmt.Errorf("%q is not a duration such as 90s, 5m, 1h30m or 2d", s)
+		}
+		total += n * unit
+		rest = rest[i+1:]
+	}
+	if total > 10*366*86400 {
+		return 0, fmt.Errorf("%q is too long", s)
+	}
+	return int64(math.Round(total)), nil
+}
+
+// scheduleWords says a schedule in plain words, with the zone its times
+// are in ("" for intervals).
+func scheduleWords(spec monitors.ScheduleSpec) (words, zone string) {
+	if spec.Kind == monitors.ScheduleInterval {
+		return "every " + plainDuration(time.Duration(spec.EverySeconds)*time.Second) + ", counted from the last ping", ""
+	}
+	zone = spec.TZ
+	if zone == "" {
+		zone = "UTC"
+	}
+	e, err := cron.Parse(spec.Expr)
+	if err != nil {
+		return spec.Expr, zone
+	}
+	return e.Describe(), zone
+}
+
+// sparkline draws the durations of runs (newest first) as a small inline
+// SVG: a line of durations, oldest on the left, with failed runs marked.
+// The SVG has a text alternative that says the same in words.
+func sparkline(runs []*monitors.Run) template.HTML {
+	const (
+		w, h      = 120.0, 28.0
+		pad       = 3.0
+		maxPoints = 20
+	)
+	var pts []*monitors.Run
+	for _, r := range runs {
+		if r.DurationMS != nil && r.Outcome != "" && r.Outcome != monitors.RunSkipped {
+			pts = append(pts, r)
+		}
+		if len(pts) == maxPoints {
+			break
+		}
+	}
+	if len(pts) == 0 {
+		return template.HTML(`<span class="muted">no runs yet</span>`)
+	}
+	slices.Reverse(pts)
+	var longest int64 = 1
+	durs := make([]int64, len(pts))
+	failed := 0
+	for i, r := range pts {
+		durs[i] = *r.DurationMS
+		longest = max64(longest, durs[i])
+		if r.Outcome == monitors.RunFailed || r.Outcome == monitors.RunAbandoned {
+			failed++
+		}
+	}
+	sorted := slices.Clone(durs)
+	slices.Sort(sorted)
+	median := sorted[len(sorted)/2]
+	x := func(i int) float64 {
+		if len(pts) == 1 {
+			return w / 2
+		}
+		return pad + float64(i)*(w-2*pad)/float64(len(pts)-1)
+	}
+	y := func(d int64) float64 { return h - pad - float64(d)/float64(longest)*(h-2*pad) }
+
+	label := fmt.Sprintf("Last %d runs: median %s, longest %s", len(pts), shortMillis(median), shortMillis(longest))
+	if failed > 0 {
+		label += fmt.Sprintf(", %d failed", failed)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg class="spark" viewBox="0 0 %g %g" width="%g" height="%g" role="img" aria-label="%s"><title>%s</title>`,
+		w, h, w, h, template.HTMLEscapeString(label), template.HTMLEscapeString(label))
+	b.WriteString(`<polyline class="spark-line" points="`)
+	for i, d := range durs {
+		fmt.Fprintf(&b, "%.1f,%.1f ", x(i), y(d))
+	}
+	b.WriteString(`"/>`)
+	for i, r := range pts {
+		cls := "spark-ok"
+		if r.Outcome == monitors.RunFailed || r.Outcome == monitors.RunAbandoned {
+			cls = "spark-fail"
+		} else if r.Outcome == monitors.RunCancelled {
+			cls = "spark-cancel"
+		}
+		if cls != "spark-ok" || i == len(pts)-1 {
+			fmt.Fprintf(&b, `<circle class="%s" cx="%.1f" cy="%.1f" r="2.6"/>`, cls, x(i), y(durs[i]))
+		}
+	}
+	b.WriteString(`</svg>`)
+	return template.HTML(b.String()) //nolint:gosec // built from numbers and an escaped label
+}
+
+func max64(a, b int64) int64 {
+	if a > b {
+		return a
+	}
+	return b
+}

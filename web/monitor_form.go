@@ -1,0 +1,441 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/vigilhq/vigil/keys"
+	"github.com/vigilhq/vigil/monitors"
+	"github.com/vigilhq/vigil/monitors/cron"
+)
+
+// monitorForm is the create and edit form of a monitor, as typed.
+type monitorForm struct {
+	ID                                  string // empty for a new monitor
+	Name, Slug, Tags                    string
+	Kind, Expr, TZ, Every               string
+	Grace, MaxRuntime, Deadline         string
+	AlertOnFailure, Overlap             string
+	FailureThreshold, RecoveryThreshold string
+	Channels                            []string
+	AllChannels                         []*monitors.Channel
+	Source                              string
+	// Errors are by form field name.
+	Errors  map[string]string
+	Preview *previewData
+	Zones   []string
+}
+
+// Fields lists the form's errors in form order, for the summary at the top.
+func (f *monitorForm) ErrorList() []string {
+	var out []string
+	for _, k := range []string{"name", "slug", "tags", "schedule_kind", "expr", "tz", "every", "grace", "max_runtime",
+		"deadline", "alert_on_failure", "failure_threshold", "recovery_threshold", "overlap", "channels", "form"} {
+		if e, ok := f.Errors[k]; ok {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func formFromMonitor(m *monitors.Monitor) *monitorForm {
+	f := &monitorForm{ID: m.ID, Name: m.Name, Slug: m.Slug, Tags: strings.Join(m.Tags, " "),
+		Kind: string(m.Schedule.Kind), Expr: m.Schedule.Expr, TZ: m.Schedule.TZ,
+		Every: formDuration(m.Schedule.EverySeconds), Grace: formDuration(m.GraceSeconds),
+		MaxRuntime: formDuration(m.MaxRuntimeSeconds), Deadline: formDuration(m.DeadlineSeconds),
+		AlertOnFailure: string(m.AlertOnFailure), Overlap: string(m.Overlap),
+		FailureThreshold: strconv.Itoa(m.FailureThreshold), RecoveryThreshold: strconv.Itoa(m.RecoveryThreshold),
+		Channels: m.Channels, Source: m.Source, Errors: map[string]string{}}
+	if f.Kind == string(monitors.ScheduleInterval) {
+		f.TZ = ""
+	}
+	return f
+}
+
+func formFromRequest(c echo.Context) (*monitorForm, error) {
+	if _, err := c.FormParams(); err != nil {
+		return nil, echo.NewHTTPError(http.StatusBadRequest, "The form could not be read.")
+	}
+	f := &monitorForm{
+		Name: strings.TrimSpace(c.FormValue("name")), Slug: strings.TrimSpace(c.FormValue("slug")),
+		Tags: c.FormValue("tags"), Kind: c.FormValue("schedule_kind"), Expr: strings.TrimSpace(c.FormValue("expr")),
+		TZ: strings.TrimSpace(c.FormValue("tz")), Every: c.FormValue("every"), Grace: c.FormValue("grace"),
+		MaxRuntime: c.FormValue("max_runtime"), Deadline: c.FormValue("deadline"),
+		AlertOnFailure: c.FormValue("alert_on_failure"), Overlap: c.FormValue("overlap"),
+		FailureThreshold: c.FormValue("failure_threshold"), RecoveryThreshold: c.FormValue("recovery_threshold"),
+		Errors: map[string]string{},
+	}
+	params, _ := c.FormParams()
+	f.Channels = params["channels"]
+	return f, nil
+}
+
+// apply writes the form into m, and records what cannot be read.
+func (f *monitorForm) apply(m *monitors.Monitor, channels []*monitors.Channel) {
+	m.Name, m.Slug = f.Name, f.Slug
+	if m.Slug == "" {
+		m.Slug = monitors.Slugify(m.Name)
+	}
+	m.Tags = splitTags(f.Tags)
+	switch monitors.ScheduleKind(f.Kind) {
+	case monitors.ScheduleCron:
+		tz := f.TZ
+		if tz == "" {
+			tz = "UTC"
+		}
+		m.Schedule = monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: f.Expr, TZ: tz}
+		if _, err := cron.Parse(f.Expr); err != nil {
+			f.Errors["expr"] = "Cron expression: " + err.Error() + "."
+		}
+	case monitors.ScheduleInterval:
+		every, err := parseFormDuration(f.Every)
+		if err != nil {
+			f.Errors["every"] = "Interval: " + err.Error() + "."
+		} else if every == 0 {
+			f.Errors["every"] = "Interval: enter how often the job runs, such as 5m, 1h or 1d."
+		}
+		m.Schedule = monitors.ScheduleSpec{Kind: monitors.ScheduleInterval, EverySeconds: every}
+	default:
+		f.Errors["schedule_kind"] = "Schedule: choose a cron expression or an interval."
+	}
+	dur := func(field, label, text string, p *int64) {
+		n, err := parseFormDuration(text)
+		if err != nil {
+			f.Errors[field] = label + ": " + err.Error() + "."
+			return
+		}
+		*p = n
+	}
+	dur("grace", "Grace period", f.Grace, &m.GraceSeconds)
+	if m.GraceSeconds == 0 && f.Errors["grace"] == "" {
+		m.GraceSeconds = monitors.GraceSecondsDefault
+	}
+	dur("max_runtime", "Max runtime", f.MaxRuntime, &m.MaxRuntimeSeconds)
+	dur("deadline", "Deadline", f.Deadline, &m.DeadlineSeconds)
+	m.AlertOnFailure = monitors.AlertOnFailure(f.AlertOnFailure)
+	m.Overlap = monitors.OverlapPolicy(f.Overlap)
+	num := func(field, label, text string, p *int) {
+		n, err := strconv.Atoi(strings.TrimSpace(text))
+		if err != nil {
+			f.Errors[field] = fmt.Sprintf("%s: %q is not a whole number.", label, text)
+			return
+		}
+		*p = n
+	}
+	num("failure_threshold", "Failure threshold", f.FailureThreshold, &m.FailureThreshold)
+	num("recovery_threshold", "Recovery threshold", f.RecoveryThreshold, &m.RecoveryThreshold)
+	m.Channels = []string{}
+	for _, id := range f.Channels {
+		if !slices.ContainsFunc(channels, func(ch *monitors.Channel) bool { return ch.ID == id }) {
+			f.Errors["channels"] = "Channels: one of the chosen channels no longer exists; choose again."
+			continue
+		}
+		m.Channels = append(m.Channels, id)
+	}
+}
+
+// validate checks m as the store will, plus that a cron schedule fires at
+// all, and records the problems by form field.
+func (f *monitorForm) validate(m *monitors.Monitor, now time.Time) {
+	if len(f.Errors) > 0 {
+		return
+	}
+	m.ApplyDefaults()
+	if err := m.Validate(); err != nil {
+		var ve *monitors.ValidationError
+		if errors.As(err, &ve) {
+			field, label := formField(ve.Field)
+			f.Errors[field] = label + ": " + ve.Message + "."
+			return
+		}
+		f.Errors["form"] = err.Error()
+		return
+	}
+	if sched, err := monitors.ParseSchedule(m.Schedule); err == nil && sched.Next(now).IsZero() {
+		f.Errors["expr"] = "Cron expression: it never fires."
+	}
+}
+
+// formField maps a ValidationError's field to the form's field and label.
+func formField(field string) (string, string) {
+	switch field {
+	case "schedule.expr":
+		return "expr", "Cron expression"
+	case "schedule.tz":
+		return "tz", "Time zone"
+	case "schedule.every_seconds":
+		return "every", "Interval"
+	case "schedule.kind":
+		return "schedule_kind", "Schedule"
+	case "grace_seconds":
+		return "grace", "Grace period"
+	case "max_runtime_seconds":
+		return "max_runtime", "Max runtime"
+	case "deadline_seconds":
+		return "deadline", "Deadline"
+	case "failure_threshold":
+		return "failure_threshold", "Failure threshold"
+	case "recovery_threshold":
+		return "recovery_threshold", "Recovery threshold"
+	case "alert_on_failure":
+		return "alert_on_failure", "Alert on failure"
+	case "name", "slug", "tags", "overlap", "channels":
+		return field, capitalize(field)
+	}
+	return "form", capitalize(strings.ReplaceAll(field, "_", " "))
+}
+
+func splitTags(s string) []string {
+	tags := []string{}
+	for _, t := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' }) {
+		if !slices.Contains(tags, t) {
+			tags = append(tags, t)
+		}
+	}
+	return tags
+}
+
+func (h *Handler) renderMonitorForm(c echo.Context, status int, v *viewer, f *monitorForm) error {
+	channels, err := h.store.ChannelList(c.Request().Context(), &monitors.ChannelListParams{ProjectID: v.Project.ID})
+	if err != nil {
+		return err
+	}
+	f.AllChannels = channels
+	f.Zones = commonZones
+	f.Preview = preview(f.Kind, f.Expr, f.TZ, f.Every, v.Now)
+	title := "New monitor"
+	if f.ID != "" {
+		title = "Edit " + f.Name
+	}
+	return h.render(c, status, "monitor_form", &page{Title: title, Nav: "monitors", V: v, Data: f})
+}
+
+func (h *Handler) monitorNew(c echo.Context) error {
+	v := c.Get(viewerKey).(*viewer)
+	f := formFromMonitor(&monitors.Monitor{
+		Schedule: monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: "0 * * * *", TZ: v.Loc.String()},
+	})
+	f.Grace, f.FailureThreshold, f.RecoveryThreshold = "5m", "1", "1"
+	f.AlertOnFailure, f.Overlap = string(monitors.AlertFinal), string(monitors.OverlapAlert)
+	return h.renderMonitorForm(c, http.StatusOK, v, f)
+}
+
+func (h *Handler) monitorCreate(c echo.Context) error {
+	v := c.Get(viewerKey).(*viewer)
+	ctx := c.Request().Context()
+	f, err := formFromRequest(c)
+	if err != nil {
+		return err
+	}
+	channels, err := h.store.ChannelList(ctx, &monitors.ChannelListParams{ProjectID: v.Project.ID})
+	if err != nil {
+		return err
+	}
+	now := h.now()
+	m := &monitors.Monitor{ID: keys.NewID(), ProjectID: v.Project.ID, PingKey: keys.NewPingKey(), CreatedAt: now, UpdatedAt: now}
+	f.apply(m, channels)
+	f.validate(m, now)
+	if len(f.Errors) == 0 {
+		err = h.store.MonitorInsert(ctx, m)
+		if errors.Is(err, monitors.ErrConflict) {
+			f.Errors["slug"] = fmt.Sprintf("Slug: another monitor of this project is called %q; choose another slug.", m.Slug)
+		} else if err != nil {
+			return err
+		}
+	}
+	if len(f.Errors) > 0 {
+		return h.renderMonitorForm(c, http.StatusUnprocessableEntity, v, f)
+	}
+	h.log.Info("monitor created from the dashboard", "monitor_id", m.ID, "user_id", v.User.ID)
+	h.flash(c, "Created. Add its ping URL to your job; it is watched from its first ping.")
+	return redirect(c, "/monitors/"+m.ID)
+}
+
+func (h *Handler) monitorEdit(c echo.Context) error {
+	v, m, err := h.loadMonitor(c)
+	if err != nil {
+		return err
+	}
+	return h.renderMonitorForm(c, http.StatusOK, v, formFromMonitor(m))
+}
+
+// formInvalid aborts a MonitorPatch whose form has errors.
+var errFormInvalid = errors.New("web: the form has errors")
+
+// monitorUpdate saves an edit. The fields the person changed are added to
+// the monitor's person fields, so that a source's next declaration leaves
+// them alone, as after a PATCH through the API.
+func (h *Handler) monitorUpdate(c echo.Context) error {
+	v, m, err := h.loadMonitor(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	f, err := formFromRequest(c)
+	if err != nil {
+		return err
+	}
+	f.ID, f.Source = m.ID, m.Source
+	channels, err := h.store.ChannelList(ctx, &monitors.ChannelListParams{ProjectID: v.Project.ID})
+	if err != nil {
+		return err
+	}
+	now := h.now()
+	_, _, err = h.store.MonitorPatch(ctx, &monitors.MonitorPatchParams{ProjectID: v.Project.ID, ID: m.ID,
+		Fn: func(m *monitors.Monitor, person []string) (*monitors.Transition, []string, error) {
+			before := *m
+			f.apply(m, channels)
+			f.validate(m, now)
+			if len(f.Errors) > 0 {
+				return nil, nil, errFormInvalid
+			}
+			for _, field := range changedFields(&before, m) {
+				if !slices.Contains(person, field) {
+					person = append(person, field)
+				}
+			}
+			m.UpdatedAt = now
+			tr, err := monitors.Reconfigure(m, now)
+			return tr, person, err
+		}})
+	switch {
+	case errors.Is(err, errFormInvalid):
+	case errors.Is(err, monitors.ErrConflict):
+		f.Errors["slug"] = fmt.Sprintf("Slug: another monitor of this project is called %q; choose another slug.", f.Slug)
+	case err != nil:
+		return err
+	}
+	if len(f.Errors) > 0 {
+		return h.renderMonitorForm(c, http.StatusUnprocessableEntity, v, f)
+	}
+	h.flash(c, "Saved.")
+	return redirect(c, "/monitors/"+m.ID)
+}
+
+// changedFields names, as the API does, the configuration fields that
+// differ between a and b.
+func changedFields(a, b *monitors.Monitor) []string {
+	var out []string
+	add := func(changed bool, name string) {
+		if changed {
+			out = append(out, name)
+		}
+	}
+	add(a.Name != b.Name, "name")
+	add(a.Slug != b.Slug, "slug")
+	add(!slices.Equal(a.Tags, b.Tags), "tags")
+	add(a.Schedule != b.Schedule, "schedule")
+	add(a.GraceSeconds != b.GraceSeconds, "grace_seconds")
+	add(a.MaxRuntimeSeconds != b.MaxRuntimeSeconds, "max_runtime_seconds")
+	add(a.DeadlineSeconds != b.DeadlineSeconds, "deadline_seconds")
+	add(a.AlertOnFailure != b.AlertOnFailure, "alert_on_failure")
+	add(a.FailureThreshold != b.FailureThreshold, "failure_threshold")
+	add(a.RecoveryThreshold != b.RecoveryThreshold, "recovery_threshold")
+	add(a.Overlap != b.Overlap, "overlap")
+	add(!slices.Equal(a.Channels, b.Channels), "channels")
+	return out
+}
+
+// previewData is the live reading of a schedule in the form.
+type previewData struct {
+	Error    string
+	Words    string
+	Zone     string
+	Times    []string
+	Interval bool
+}
+
+// schedulePreview answers the form's htmx request as the schedule is typed.
+func (h *Handler) schedulePreview(c echo.Context) error {
+	v := c.Get(viewerKey).(*viewer)
+	d := preview(c.QueryParam("schedule_kind"), c.QueryParam("expr"), c.QueryParam("tz"), c.QueryParam("every"), h.now())
+	return h.renderFragment(c, http.StatusOK, "preview", "preview-fragment", &page{V: v, Data: d})
+}
+
+// preview reads a schedule: its plain-language description and its next
+// five fire times in its own zone, or what is wrong with it, in words.
+func preview(kind, expr, tz, every string, now time.Time) *previewData {
+	switch monitors.ScheduleKind(kind) {
+	case monitors.ScheduleInterval:
+		secs, err := parseFormDuration(every)
+		switch {
+		case err != nil:
+			return &previewData{Interval: true, Error: "Interval: " + err.Error() + "."}
+		case secs == 0:
+			return &previewData{Interval: true, Error: "Interval: enter how often the job runs, such as 5m, 1h or 1d."}
+		}
+		if _, err := monitors.ParseSchedule(monitors.ScheduleSpec{Kind: monitors.ScheduleInterval, EverySeconds: secs}); err != nil {
+			return &previewData{Interval: true, Error: validationText(err)}
+		}
+		return &previewData{Interval: true, Words: "Expects a ping every " + plainDuration(time.Duration(secs)*time.Second) +
+			", counted from the last ping."}
+	case monitors.ScheduleCron:
+	default:
+		return &previewData{Error: "Schedule: choose a cron expression or an interval."}
+	}
+	expr = strings.TrimSpace(expr)
+	if tz = strings.TrimSpace(tz); tz == "" {
+		tz = "UTC"
+	}
+	if expr == "" {
+		return &previewData{Error: "Cron expression: enter one, such as 0 2 * * * (02:00 every day) or */15 * * * *."}
+	}
+	loc, err := monitors.LoadLocation(tz)
+	if err != nil {
+		return &previewData{Error: validationText(err)}
+	}
+	e, err := cron.Parse(expr)
+	if err != nil {
+		return &previewData{Error: "Cron expression: " + err.Error() + "."}
+	}
+	sched, err := monitors.ParseSchedule(monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: expr, TZ: tz})
+	if err != nil {
+		return &previewData{Error: validationText(err)}
+	}
+	d := &previewData{Words: capitalize(e.Describe()), Zone: loc.String()}
+	t := now
+	for range 5 {
+		t = sched.Next(t)
+		if t.IsZero() {
+			break
+		}
+		lt := t.In(loc)
+		d.Times = append(d.Times, lt.Format("Mon 2 Jan 2006, 15:04:05 MST"))
+	}
+	if len(d.Times) == 0 {
+		d.Error = "Cron expression: it never fires."
+	}
+	return d
+}
+
+func validationText(err error) string {
+	var ve *monitors.ValidationError
+	if errors.As(err, &ve) {
+		_, label := formField(ve.Field)
+		return label + ": " + ve.Message + "."
+	}
+	return err.Error()
+}
+
+// commonZones are offered as suggestions in the time zone field; any IANA
+// name is accepted.
+var commonZones = []string{
+	"UTC", "Africa/Cairo", "Africa/Johannesburg", "Africa/Lagos", "Africa/Nairobi",
+	"America/Anchorage", "America/Argentina/Buenos_Aires", "America/Bogota", "America/Chicago", "America/Denver",
+	"America/Halifax", "America/Los_Angeles", "America/Mexico_City", "America/New_York", "America/Phoenix",
+	"America/Sao_Paulo", "America/Toronto", "America/Vancouver", "Asia/Bangkok", "Asia/Dhaka", "Asia/Dubai",
+	"Asia/Hong_Kong", "Asia/Jakarta", "Asia/Jerusalem", "Asia/Karachi", "Asia/Kolkata", "Asia/Manila",
+	"Asia/Seoul", "Asia/Shanghai", "Asia/Singapore", "Asia/Taipei", "Asia/Tehran", "Asia/Tokyo",
+	"Atlantic/Reykjavik", "Australia/Adelaide", "Australia/Brisbane", "Australia/Perth", "Australia/Sydney",
+	"Europe/Amsterdam", "Europe/Athens", "Europe/Berlin", "Europe/Brussels", "Europe/Dublin", "Europe/Helsinki",
+	"Europe/Istanbul", "Europe/Kyiv", "Europe/Lisbon", "Europe/London", "Europe/Madrid", "Europe/Moscow",
+	"Europe/Oslo", "Europe/Paris", "Europe/Prague", "Europe/Rome", "Europe/Stockholm", "Europe/Vienna",
+	"Europe/Warsaw", "Europe/Zurich", "Pacific/Auckland", "Pacific/Honolulu",
+}

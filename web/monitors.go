@@ -1,0 +1,640 @@
+package web
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"html/template"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/vigilhq/vigil/monitors"
+)
+
+const (
+	// listMax bounds the rows of the monitor list.
+	listMax = 1000
+	// sparkRuns is how many recent runs a sparkline draws.
+	sparkRuns = 20
+	// History shown on a monitor page.
+	pageRuns      = 60
+	pagePings     = 50
+	pageIncidents = 20
+)
+
+// statusOrder is the order statuses are counted and filtered in: the ones
+// that need a person first.
+var statusOrder = []monitors.Status{monitors.StatusDown, monitors.StatusLate, monitors.StatusRetrying,
+	monitors.StatusRunning, monitors.StatusUp, monitors.StatusNew, monitors.StatusPaused}
+
+// monitorRow is a monitor as the list shows it.
+type monitorRow struct {
+	ID, Name, Slug string
+	Tags           []string
+	Status         monitors.Status
+	Schedule       string
+	Zone           string
+	// Next is when the next ping is due; NextLabel says what it is.
+	Next      *When
+	NextLabel string
+	LastPing  *When
+	LastKind  monitors.PingKind
+	Spark     template.HTML
+	// Why explains the status in a sentence, for late, retrying and down.
+	Why string
+}
+
+func (h *Handler) monitorRow(v *viewer, m *monitors.Monitor, runs []*monitors.Run) *monitorRow {
+	st := m.StatusAt(v.Now)
+	r := &monitorRow{ID: m.ID, Name: m.Name, Slug: m.Slug, Tags: m.Tags, Status: st,
+		LastPing: v.when(m.State.LastPingAt), LastKind: m.State.LastPingKind, Spark: sparkline(runs)}
+	r.Schedule, r.Zone = scheduleWords(m.Schedule)
+	switch {
+	case m.Paused:
+		r.NextLabel = "paused: nothing is expected"
+	case m.State.Retry != nil:
+		r.Next, r.NextLabel = v.when(m.State.Retry.At), "retry announced"
+	case !m.State.Expected.IsZero():
+		r.Next, r.NextLabel = v.when(m.State.Expected), "expected"
+		if st == monitors.StatusLate {
+			r.NextLabel = "was expected"
+		}
+	default:
+		r.NextLabel = "after the first ping"
+		if sched, err := monitors.ParseSchedule(m.Schedule); err == nil && m.Schedule.Kind == monitors.ScheduleCron {
+			if next := sched.Next(v.Now); !next.IsZero() {
+				r.Next, r.NextLabel = v.when(next), "next run; watched after the first ping"
+			}
+		}
+	}
+	switch st {
+	case monitors.StatusLate:
+		downAt := m.State.Expected.Add(m.Grace())
+		r.Why = fmt.Sprintf("No ping since it was expected; it goes down %s unless one arrives.", relative(downAt, v.Now))
+	case monitors.StatusRetrying:
+		r.Why = "A failed attempt announced a retry; the retry has not reported yet."
+	case monitors.StatusDown:
+		var kinds []string
+		for _, k := range monitors.IncidentKinds {
+			if _, ok := m.State.Open[k]; ok {
+				kinds = append(kinds, string(k))
+			}
+		}
+		r.Why = "Open incident: " + strings.Join(kinds, ", ") + "."
+	}
+	return r
+}
+
+type statusCount struct {
+	Status monitors.Status
+	Count  int
+}
+
+type listData struct {
+	Q, Status, Tag string
+	Tags           []string
+	Counts         []statusCount
+	Total          int
+	Rows           []*monitorRow
+	// Query is the filter as a query string, for the live refresh.
+	Query     string
+	Truncated bool
+}
+
+// monitorList shows the current project's monitors, filtered by tag,
+// status and text. An htmx request aimed at the rows gets only them: the
+// list refreshes itself with it.
+func (h *Handler) monitorList(c echo.Context) error {
+	v := c.Get(viewerKey).(*viewer)
+	ctx := c.Request().Context()
+	all, err := h.store.MonitorList(ctx, &monitors.MonitorListParams{ProjectID: v.Project.ID, Now: v.Now})
+	if err != nil {
+		return err
+	}
+	d := &listData{Q: strings.TrimSpace(c.QueryParam("q")), Status: c.QueryParam("status"), Tag: c.QueryParam("tag"),
+		Total: len(all)}
+	counts := make(map[monitors.Status]int)
+	tags := make(map[string]bool)
+	q := strings.ToLower(d.Q)
+	var shown []*monitors.Monitor
+	for _, m := range all {
+		st := m.StatusAt(v.Now)
+		counts[st]++
+		for _, t := range m.Tags {
+			tags[t] = true
+		}
+		if d.Status != "" && string(st) != d.Status {
+			continue
+		}
+		if d.Tag != "" && !slices.Contains(m.Tags, d.Tag) {
+			continue
+		}
+		if q != "" && !matches(m, q) {
+			continue
+		}
+		shown = append(shown, m)
+	}
+	for _, st := range statusOrder {
+		d.Counts = append(d.Counts, statusCount{st, counts[st]})
+	}
+	for t := range tags {
+		d.Tags = append(d.Tags, t)
+	}
+	slices.Sort(d.Tags)
+	// The ones that need a person first, then by name.
+	slices.SortStableFunc(shown, func(a, b *monitors.Monitor) int {
+		return cmp.Compare(slices.Index(statusOrder, a.StatusAt(v.Now)), slices.Index(statusOrder, b.StatusAt(v.Now)))
+	})
+	if len(shown) > listMax {
+		shown, d.Truncated = shown[:listMax], true
+	}
+	ids := make([]string, len(shown))
+	for i, m := range shown {
+		ids[i] = m.ID
+	}
+	runs, err := h.store.RunListRecent(ctx, &monitors.RunListRecentParams{ProjectID: v.Project.ID, MonitorIDs: ids, PerMonitor: sparkRuns})
+	if err != nil {
+		return err
+	}
+	for _, m := range shown {
+		d.Rows = append(d.Rows, h.monitorRow(v, m, runs[m.ID]))
+	}
+	qs := url.Values{}
+	for k, val := range map[string]string{"q": d.Q, "status": d.Status, "tag": d.Tag} {
+		if val != "" {
+			qs.Set(k, val)
+		}
+	}
+	d.Query = qs.Encode()
+	p := &page{Title: "Monitors", Nav: "monitors", V: v, Data: d}
+	if isHTMX(c) && c.Request().Header.Get("HX-Target") == "monitor-rows" {
+		return h.renderFragment(c, http.StatusOK, "monitors", "rows", p)
+	}
+	return h.render(c, http.StatusOK, "monitors", p)
+}
+
+func matches(m *monitors.Monitor, q string) bool {
+	if strings.Contains(strings.ToLower(m.Name), q) || strings.Contains(m.Slug, q) {
+		return true
+	}
+	for _, t := range m.Tags {
+		if strings.Contains(strings.ToLower(t), q) {
+			return true
+		}
+	}
+	return false
+}
+
+// loadMonitor returns a monitor of one of the viewer's projects, and makes
+// that project the current one. A monitor of any other project is
+// ErrNotFound.
+func (h *Handler) loadMonitor(c echo.Context) (*viewer, *monitors.Monitor, error) {
+	v := c.Get(viewerKey).(*viewer)
+	id := c.Param("id")
+	ctx := c.Request().Context()
+	m, err := h.store.MonitorGet(ctx, v.Project.ID, id)
+	if err == nil {
+		return v, m, nil
+	}
+	for _, p := range v.Projects {
+		if p.ID == v.Project.ID {
+			continue
+		}
+		if m, err2 := h.store.MonitorGet(ctx, p.ID, id); err2 == nil {
+			v.Project = p
+			h.setCookie(c, "vigil_project", p.ID, int((365 * 24 * time.Hour).Seconds()))
+			return v, m, nil
+		}
+	}
+	return nil, nil, err
+}
+
+// occurrence is one entry of a monitor's timeline.
+type occurrence struct {
+	At       *When
+	Outcome  string // a word: succeeded, failed, retried, missed, ...
+	Class    string
+	Duration string
+	Attempt  int
+	Detail   string
+}
+
+type pingView struct {
+	ID            int64
+	At            *When
+	Kind          monitors.PingKind
+	ExitCode      *int
+	Attempt       int
+	RetryAt       *When
+	Duration      string
+	RID           string
+	Body          string
+	BodyTruncated bool
+	RemoteAddr    string
+	UserAgent     string
+}
+
+type eventView struct {
+	At      *When
+	Kind    string
+	Summary string
+}
+
+type incidentView struct {
+	ID             string
+	Kind           monitors.IncidentKind
+	Opened         *When
+	Resolved       *When
+	Lasted         string
+	Summary        string
+	ResolveSummary string
+	Events         []eventView
+	// Deliveries are the attempts to notify, by channel; nil when the
+	// server lists none.
+	Deliveries []deliveryGroup
+}
+
+type deliveryGroup struct {
+	Channel  string
+	Attempts []deliveryView
+}
+
+type deliveryView struct {
+	At      *When
+	Event   string
+	Attempt int
+	Outcome string
+	Detail  string
+}
+
+type fact struct{ Label, Value string }
+
+type snippet struct{ ID, Title, Note, Code string }
+
+type monitorPageData struct {
+	M         *monitors.Monitor
+	Row       *monitorRow
+	PingURL   string
+	SlugURL   string
+	Facts     []fact
+	Open      []*incidentView
+	Timeline  []*occurrence
+	Incidents []*incidentView
+	Pings     []*pingView
+	Snippets  []snippet
+}
+
+// monitorPage shows one monitor: its status and why, its ping URLs and
+// snippets, and its recent runs, incidents and pings. htmx refreshes the
+// live part.
+func (h *Handler) monitorPage(c echo.Context) error {
+	v, m, err := h.loadMonitor(c)
+	if err != nil {
+		return err
+	}
+	d, err := h.monitorPageData(c.Request().Context(), v, m)
+	if err != nil {
+		return err
+	}
+	p := &page{Title: m.Name, Nav: "monitors", V: v, Data: d}
+	if isHTMX(c) && c.Request().Header.Get("HX-Target") == "monitor-live" {
+		return h.renderFragment(c, http.StatusOK, "monitor", "live", p)
+	}
+	return h.render(c, http.StatusOK, "monitor", p)
+}
+
+func (h *Handler) monitorPageData(ctx context.Context, v *viewer, m *monitors.Monitor) (*monitorPageData, error) {
+	hist := &monitors.HistoryListParams{ProjectID: v.Project.ID, MonitorID: m.ID, Limit: pageRuns}
+	runs, err := h.store.RunList(ctx, hist)
+	if err != nil {
+		return nil, err
+	}
+	hist.Limit = pagePings
+	pings, err := h.store.PingList(ctx, hist)
+	if err != nil {
+		return nil, err
+	}
+	incidents, err := h.store.IncidentList(ctx, &monitors.IncidentListParams{ProjectID: v.Project.ID, MonitorID: m.ID, Limit: pageIncidents})
+	if err != nil {
+		return nil, err
+	}
+	d := &monitorPageData{M: m, Row: h.monitorRow(v, m, runs),
+		PingURL: h.baseURL + "/ping/" + m.PingKey,
+		SlugURL: h.baseURL + "/ping/" + v.Project.PingKey + "/" + m.Slug,
+	}
+	deliveries, err := h.deliveries(ctx, v, incidents)
+	if err != nil {
+		return nil, err
+	}
+	for _, inc := range incidents {
+		iv, err := h.incidentView(ctx, v, inc)
+		if err != nil {
+			return nil, err
+		}
+		iv.Deliveries = deliveries[inc.ID]
+		d.Incidents = append(d.Incidents, iv)
+		if inc.ResolvedAt == nil {
+			d.Open = append(d.Open, iv)
+		}
+	}
+	d.Timeline = timeline(v, runs, incidents)
+	for _, pg := range pings {
+		pv := &pingView{ID: pg.ID, At: v.when(pg.At), Kind: pg.Kind, ExitCode: pg.ExitCode, Attempt: pg.Attempt,
+			RetryAt: v.whenPtr(pg.RetryAt), RID: pg.RID, Body: pg.Body, BodyTruncated: pg.BodyTruncated,
+			RemoteAddr: pg.RemoteAddr, UserAgent: pg.UserAgent}
+		if pg.DurationMS != nil {
+			pv.Duration = shortMillis(*pg.DurationMS)
+		}
+		d.Pings = append(d.Pings, pv)
+	}
+	d.Facts, err = h.monitorFacts(ctx, v, m)
+	if err != nil {
+		return nil, err
+	}
+	d.Snippets = snippets(h.baseURL, m, d.PingURL)
+	return d, nil
+}
+
+func (h *Handler) incidentView(ctx context.Context, v *viewer, inc *monitors.Incident) (*incidentView, error) {
+	iv := &incidentView{ID: inc.ID, Kind: inc.Kind, Opened: v.when(inc.OpenedAt), Resolved: v.whenPtr(inc.ResolvedAt),
+		Summary: inc.Summary, ResolveSummary: inc.ResolveSummary}
+	end := v.Now
+	if inc.ResolvedAt != nil {
+		end = *inc.ResolvedAt
+	}
+	iv.Lasted = plainDuration(end.Sub(inc.OpenedAt).Round(time.Second))
+	events, err := h.store.IncidentEventList(ctx, &monitors.IncidentEventListParams{ProjectID: v.Project.ID, IncidentID: inc.ID, Limit: 50})
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range events {
+		iv.Events = append(iv.Events, eventView{At: v.when(e.At), Kind: strings.TrimPrefix(string(e.Kind), "incident."), Summary: e.Summary})
+	}
+	return iv, nil
+}
+
+// deliveries returns the delivery attempts of incidents, grouped by
+// channel, when the server lists them.
+func (h *Handler) deliveries(ctx context.Context, v *viewer, incidents []*monitors.Incident) (map[string][]deliveryGroup, error) {
+	if h.deliv == nil || len(incidents) == 0 {
+		return nil, nil
+	}
+	ids := make([]string, len(incidents))
+	for i, inc := range incidents {
+		ids[i] = inc.ID
+	}
+	byIncident, err := h.deliv.IncidentDeliveries(ctx, v.Project.ID, ids)
+	if err != nil {
+		return nil, err
+	}
+	channels, err := h.store.ChannelList(ctx, &monitors.ChannelListParams{ProjectID: v.Project.ID})
+	if err != nil {
+		return nil, err
+	}
+	names := make(map[string]string, len(channels))
+	for _, ch := range channels {
+		names[ch.ID] = ch.Name + " (" + ch.Kind + ")"
+	}
+	out := make(map[string][]deliveryGroup, len(byIncident))
+	for id, list := range byIncident {
+		var groups []deliveryGroup
+		for _, d := range list {
+			name := cmp.Or(names[d.ChannelID], "a deleted channel")
+			i := slices.IndexFunc(groups, func(g deliveryGroup) bool { return g.Channel == name })
+			if i < 0 {
+				groups = append(groups, deliveryGroup{Channel: name})
+				i = len(groups) - 1
+			}
+			var detail []string
+			if d.StatusCode != 0 {
+				detail = append(detail, fmt.Sprintf("HTTP %d", d.StatusCode))
+			}
+			if d.Error != "" {
+				detail = append(detail, d.Error)
+			}
+			if d.NextAttemptAt != nil {
+				detail = append(detail, "next try "+relative(*d.NextAttemptAt, v.Now))
+			}
+			groups[i].Attempts = append(groups[i].Attempts, deliveryView{At: v.when(d.At),
+				Event: strings.TrimPrefix(d.Event, "incident."), Attempt: d.Attempt, Outcome: d.Outcome, Detail: strings.Join(detail, "; ")})
+		}
+		out[id] = groups
+	}
+	return out, nil
+}
+
+// timeline merges runs and missed occurrences, newest first.
+func timeline(v *viewer, runs []*monitors.Run, incidents []*monitors.Incident) []*occurrence {
+	type item struct {
+		at  time.Time
+		occ *occurrence
+	}
+	var items []item
+	for _, r := range runs {
+		o := &occurrence{Attempt: r.Attempt}
+		at := time.Time{}
+		if r.StartedAt != nil {
+			at = *r.StartedAt
+		} else if r.FinishedAt != nil {
+			at = *r.FinishedAt
+		}
+		switch r.Outcome {
+		case "":
+			o.Outcome, o.Class = "running", "running"
+			if r.Stuck {
+				o.Outcome, o.Class = "running, stuck", "stuck"
+			}
+			if r.StartedAt != nil {
+				o.Duration = "for " + plainDuration(v.Now.Sub(*r.StartedAt).Round(time.Second))
+			}
+		case monitors.RunSucceeded:
+			o.Outcome, o.Class = "succeeded", "ok"
+		case monitors.RunFailed:
+			o.Outcome, o.Class = "failed", "failed"
+			if r.WillRetry {
+				o.Outcome, o.Class = "failed, retry announced", "retried"
+			}
+		case monitors.RunSkipped:
+			o.Outcome, o.Class = "skipped", "skipped"
+		case monitors.RunCancelled:
+			o.Outcome, o.Class = "cancelled", "cancelled"
+		case monitors.RunAbandoned:
+			o.Outcome, o.Class = "abandoned (never reported its end)", "failed"
+		default:
+			o.Outcome, o.Class = string(r.Outcome), "skipped"
+		}
+		if r.DurationMS != nil && r.Outcome != "" {
+			o.Duration = shortMillis(*r.DurationMS)
+		}
+		var detail []string
+		if r.ExitCode != nil {
+			detail = append(detail, fmt.Sprintf("exit status %d", *r.ExitCode))
+		}
+		if r.RID != "" {
+			detail = append(detail, "run "+r.RID)
+		}
+		o.Detail = strings.Join(detail, ", ")
+		o.At = v.when(at)
+		items = append(items, item{at, o})
+	}
+	for _, inc := range incidents {
+		if inc.Kind != monitors.IncidentMissed {
+			continue
+		}
+		items = append(items, item{inc.OpenedAt, &occurrence{At: v.when(inc.OpenedAt), Outcome: "missed", Class: "missed", Detail: inc.Summary}})
+	}
+	slices.SortStableFunc(items, func(a, b item) int { return b.at.Compare(a.at) })
+	out := make([]*occurrence, 0, len(items))
+	for _, it := range items {
+		out = append(out, it.occ)
+	}
+	return out
+}
+
+func (h *Handler) monitorFacts(ctx context.Context, v *viewer, m *monitors.Monitor) ([]fact, error) {
+	words, zone := scheduleWords(m.Schedule)
+	sched := upper(words)
+	if zone != "" {
+		sched += " (" + zone + ")"
+	}
+	if m.Schedule.Kind == monitors.ScheduleCron {
+		sched += " · " + m.Schedule.Expr
+	}
+	facts := []fact{
+		{"Schedule", sched},
+		{"Grace period", plainDuration(m.Grace())},
+		{"Max runtime", plainDuration(m.MaxRuntime())},
+	}
+	if m.DeadlineSeconds > 0 {
+		facts = append(facts, fact{"Deadline", plainDuration(m.Deadline()) + " after each occurrence"})
+	}
+	alert := map[monitors.AlertOnFailure]string{
+		monitors.AlertFinal:        "final failures only (not those the scheduler retries)",
+		monitors.AlertEveryAttempt: "every failed attempt",
+		monitors.AlertNever:        "never",
+	}[m.AlertOnFailure]
+	if m.FailureThreshold > 1 {
+		alert += fmt.Sprintf(", after %d in a row", m.FailureThreshold)
+	}
+	facts = append(facts, fact{"Alerts on failure", alert})
+	if m.Overlap == monitors.OverlapIgnore {
+		facts = append(facts, fact{"Overlapping runs", "ignored"})
+	}
+	channels := "the project's default channels"
+	if len(m.Channels) > 0 {
+		all, err := h.store.ChannelList(ctx, &monitors.ChannelListParams{ProjectID: v.Project.ID})
+		if err != nil {
+			return nil, err
+		}
+		var names []string
+		for _, ch := range all {
+			if slices.Contains(m.Channels, ch.ID) {
+				names = append(names, ch.Name)
+			}
+		}
+		channels = strings.Join(names, ", ")
+	}
+	facts = append(facts, fact{"Alerts go to", channels})
+	if m.Source != "" {
+		src := "declared by " + m.Source
+		if !m.Discovered {
+			src += " (no longer declared: paused, history kept)"
+		}
+		facts = append(facts, fact{"Source", src})
+	}
+	return facts, nil
+}
+
+func upper(s string) string { return capitalize(s) }
+
+// snippets are ready-to-paste ways of pinging the monitor.
+func snippets(baseURL string, m *monitors.Monitor, pingURL string) []snippet {
+	cronLine, note := crontabSchedule(m)
+	curl := "curl -fsS -m 10 --retry 5"
+	return []snippet{
+		{ID: "crontab", Title: "crontab + curl", Note: note, Code: fmt.Sprintf(
+			"# %s: report success\n%s /path/to/job && %s %s > /dev/null\n\n"+
+				"# or report the start, then the exit status (0 succeeds, anything else fails)\n"+
+				"%s %s %s/start > /dev/null; /path/to/job; %s %s/$? > /dev/null",
+			m.Name, cronLine, curl, pingURL, cronLine, curl, pingURL, curl, pingURL)},
+		{ID: "vigil-run", Title: "vigil run", Note: "Reports the start, the exit status and the end of the output, and passes on signals.",
+			Code: fmt.Sprintf("vigil run --url %s --key %s -- /path/to/job", baseURL, m.PingKey)},
+		{ID: "go-sdk", Title: "Go SDK", Note: "github.com/vigilhq/vigil/sdk: reports the start, then success or the error.",
+			Code: fmt.Sprintf("client := sdk.New(%q)\n\nerr := client.Run(ctx, sdk.Key(%q), func(ctx context.Context) error {\n\treturn runTheJob(ctx)\n})", baseURL, m.PingKey)},
+		{ID: "curl", Title: "curl", Note: "Add /start, /fail, /log or /0..255 for other kinds of ping; POST a body to keep the job's output.",
+			Code: fmt.Sprintf("%s %s", curl, pingURL)},
+	}
+}
+
+// crontabSchedule returns the schedule part of a crontab line for m, and
+// a note when it could only be guessed.
+func crontabSchedule(m *monitors.Monitor) (string, string) {
+	if m.Schedule.Kind == monitors.ScheduleCron {
+		line := m.Schedule.Expr
+		if tz := m.Schedule.TZ; tz != "" && tz != "UTC" {
+			return "CRON_TZ=" + tz + "\n" + line, "CRON_TZ is understood by cronie and most Linux crons; elsewhere, convert the times to the machine's zone."
+		}
+		return line, ""
+	}
+	every := m.Schedule.EverySeconds
+	switch {
+	case every%86400 == 0 && every == 86400:
+		return "0 0 * * *", "An interval monitor: this line runs once a day; any schedule works if it pings at least every day."
+	case every%3600 == 0 && every/3600 < 24 && 24%(every/3600) == 0:
+		h := every / 3600
+		if h == 1 {
+			return "0 * * * *", ""
+		}
+		return fmt.Sprintf("0 */%d * * *", h), ""
+	case every%60 == 0 && every/60 < 60 && 60%(every/60) == 0:
+		return fmt.Sprintf("*/%d * * * *", every/60), ""
+	}
+	return "* * * * *", "Adjust the schedule: the monitor expects a ping every " + plainDuration(time.Duration(every)*time.Second) + "."
+}
+
+// monitorPause and monitorResume change a monitor through the state
+// machine, under the store's lock.
+func (h *Handler) monitorPause(c echo.Context) error {
+	return h.pauseResume(c, monitors.Pause, "Paused. It records pings but judges nothing until resumed.")
+}
+
+func (h *Handler) monitorResume(c echo.Context) error {
+	return h.pauseResume(c, monitors.Resume, "Resumed. It starts afresh: nothing is expected until its next ping.")
+}
+
+func (h *Handler) pauseResume(c echo.Context, fn func(*monitors.Monitor, time.Time) (*monitors.Transition, error), msg string) error {
+	v, m, err := h.loadMonitor(c)
+	if err != nil {
+		return err
+	}
+	now := h.now()
+	_, err = h.store.MonitorModify(c.Request().Context(), &monitors.MonitorModifyParams{ProjectID: v.Project.ID, ID: m.ID,
+		Fn: func(m *monitors.Monitor) (*monitors.Transition, error) {
+			tr, err := fn(m, now)
+			m.UpdatedAt = now
+			return tr, err
+		}})
+	if err != nil {
+		return err
+	}
+	h.flash(c, msg)
+	return redirect(c, "/monitors/"+m.ID)
+}
+
+func (h *Handler) monitorDelete(c echo.Context) error {
+	v, m, err := h.loadMonitor(c)
+	if err != nil {
+		return err
+	}
+	if err := h.store.MonitorDelete(c.Request().Context(), v.Project.ID, m.ID); err != nil {
+		return err
+	}
+	h.log.Info("monitor deleted from the dashboard", "monitor_id", m.ID, "user_id", v.User.ID)
+	h.flash(c, fmt.Sprintf("Deleted %s and its history.", m.Name))
+	return redirect(c, "/")
+}

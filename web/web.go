@@ -1,0 +1,253 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+	"golang.org/x/time/rate"
+
+	"github.com/vigilhq/vigil/monitors"
+)
+
+// Defaults of [Config].
+const (
+	// RefreshIntervalDefault is how often lists and monitor pages refresh
+	// their live parts.
+	RefreshIntervalDefault = 5 * time.Second
+	// SessionLifetime is how long a session lasts without being used.
+	SessionLifetime = 14 * 24 * time.Hour
+	// sessionRenewAfter is how old a session's expiry may get before a
+	// request renews it: at most one write a day per session.
+	sessionRenewAfter = 24 * time.Hour
+)
+
+// ChannelTester sends a test notification through a channel, as POST
+// /api/v1/channels/{id}/test does. The dashboard's "Send test" button calls
+// it; without one the button is not shown.
+type ChannelTester interface {
+	// TestChannel makes one attempt to deliver a test notification to ch
+	// and returns its error, in words a person can act on.
+	TestChannel(ctx context.Context, ch *monitors.Channel) error
+}
+
+// Delivery is one attempt to deliver a notification of an incident to a
+// channel.
+type Delivery struct {
+	ChannelID string
+	// Event is the incident event delivered, such as incident.opened.
+	Event   string
+	Attempt int
+	At      time.Time
+	// Outcome is pending, sent, retrying (failed, will try again) or
+	// failed (for good).
+	Outcome       string
+	StatusCode    int
+	Error         string
+	NextAttemptAt *time.Time
+}
+
+// DeliveryLister lists the delivery attempts of incidents; the monitor
+// page shows them under each incident.
+type DeliveryLister interface {
+	// IncidentDeliveries returns the attempts of the project's incidents
+	// with those IDs, by incident ID, oldest first.
+	IncidentDeliveries(ctx context.Context, projectID string, incidentIDs []string) (map[string][]Delivery, error)
+}
+
+// Config configures the dashboard.
+type Config struct {
+	Store monitors.Store
+	// BaseURL is the public URL of this Vigil, without a trailing slash.
+	// Ping URLs are built from it, and cookies are Secure when it is https.
+	BaseURL string
+	Logger  *slog.Logger
+	// NowFunc is the clock; nil is time.Now.
+	NowFunc func() time.Time
+	// RefreshInterval is how often live parts of pages refresh; zero is
+	// RefreshIntervalDefault.
+	RefreshInterval time.Duration
+	// ChannelTester sends test notifications; nil hides the button.
+	ChannelTester ChannelTester
+	// Deliveries lists the delivery attempts of incidents; nil shows the
+	// incidents' events instead.
+	Deliveries DeliveryLister
+	// LoginRate and LoginBurst limit sign-in attempts per client address;
+	// zero is one attempt every 6 seconds with a burst of 10.
+	LoginRate  rate.Limit
+	LoginBurst int
+}
+
+// Handler serves the dashboard.
+type Handler struct {
+	store   monitors.Store
+	baseURL string
+	secure  bool
+	log     *slog.Logger
+	now     func() time.Time
+	refresh time.Duration
+	tester  ChannelTester
+	deliv   DeliveryLister
+	pages   *pages
+	origin  *http.CrossOriginProtection
+	limiter echo.MiddlewareFunc
+}
+
+// New returns the dashboard's handler. It fails only when the embedded
+// templates do not parse.
+func New(cfg Config) (*Handler, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("web: no store")
+	}
+	u, err := url.Parse(cfg.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("web: base URL %q is not an http or https URL", cfg.BaseURL)
+	}
+	pg, err := parsePages()
+	if err != nil {
+		return nil, err
+	}
+	h := &Handler{
+		store:   cfg.Store,
+		baseURL: strings.TrimRight(cfg.BaseURL, "/"),
+		secure:  u.Scheme == "https",
+		log:     cfg.Logger,
+		now:     cfg.NowFunc,
+		refresh: cfg.RefreshInterval,
+		tester:  cfg.ChannelTester,
+		deliv:   cfg.Deliveries,
+		pages:   pg,
+		origin:  http.NewCrossOriginProtection(),
+	}
+	if h.log == nil {
+		h.log = slog.New(slog.DiscardHandler)
+	}
+	if h.now == nil {
+		h.now = time.Now
+	}
+	if h.refresh <= 0 {
+		h.refresh = RefreshIntervalDefault
+	}
+	lr, lb := cfg.LoginRate, cfg.LoginBurst
+	if lr == 0 {
+		lr = rate.Every(6 * time.Second)
+	}
+	if lb == 0 {
+		lb = 10
+	}
+	h.limiter = middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
+		Store: middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
+			Rate: lr, Burst: lb, ExpiresIn: 10 * time.Minute}),
+		IdentifierExtractor: func(c echo.Context) (string, error) { return c.RealIP(), nil },
+		ErrorHandler: func(c echo.Context, err error) error {
+			return echo.NewHTTPError(http.StatusForbidden, "cannot tell who is signing in")
+		},
+		DenyHandler: func(c echo.Context, _ string, _ error) error {
+			c.Response().Header().Set("Retry-After", "60")
+			return h.renderError(c, http.StatusTooManyRequests, "Too many sign-in attempts from your address. Wait a minute and try again.")
+		},
+	})
+	return h, nil
+}
+
+// Register adds the dashboard's routes to e.
+func (h *Handler) Register(e *echo.Echo) {
+	e.GET("/static/*", h.static)
+
+	g := e.Group("", h.headers)
+	g.GET("/", h.wrap(h.home))
+	g.POST("/setup", h.wrap(h.setup))
+	g.GET("/login", h.wrap(h.loginForm))
+	g.POST("/login", h.wrap(h.login), h.limiter)
+	g.POST("/logout", h.wrap(h.logout))
+
+	a := g.Group("", h.requireViewer)
+	a.POST("/project", h.wrap(h.switchProject))
+	a.GET("/monitors/new", h.wrap(h.monitorNew))
+	a.POST("/monitors", h.wrap(h.monitorCreate))
+	a.GET("/monitors/:id", h.wrap(h.monitorPage))
+	a.GET("/monitors/:id/edit", h.wrap(h.monitorEdit))
+	a.POST("/monitors/:id", h.wrap(h.monitorUpdate))
+	a.POST("/monitors/:id/pause", h.wrap(h.monitorPause))
+	a.POST("/monitors/:id/resume", h.wrap(h.monitorResume))
+	a.POST("/monitors/:id/delete", h.wrap(h.monitorDelete))
+	a.GET("/schedule/preview", h.wrap(h.schedulePreview))
+	a.GET("/channels", h.wrap(h.channelList))
+	a.GET("/channels/new", h.wrap(h.channelNew))
+	a.POST("/channels", h.wrap(h.channelCreate))
+	a.GET("/channels/:id/edit", h.wrap(h.channelEdit))
+	a.POST("/channels/:id", h.wrap(h.channelUpdate))
+	a.POST("/channels/:id/delete", h.wrap(h.channelDelete))
+	a.POST("/channels/:id/test", h.wrap(h.channelTest))
+	a.GET("/keys", h.wrap(h.keyList))
+	a.POST("/keys", h.wrap(h.keyCreate))
+	a.POST("/keys/:id/revoke", h.wrap(h.keyRevoke))
+	a.GET("/settings", h.wrap(h.settings))
+	a.POST("/settings", h.wrap(h.settingsUpdate))
+}
+
+// headers sets the security headers of every page, and refuses
+// cross-origin requests that change state.
+func (h *Handler) headers(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		hd := c.Response().Header()
+		hd.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "+
+			"object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'")
+		hd.Set("X-Content-Type-Options", "nosniff")
+		hd.Set("X-Frame-Options", "DENY")
+		hd.Set("Referrer-Policy", "same-origin")
+		hd.Set("Cache-Control", "no-store")
+		hd.Add("Vary", "HX-Request")
+		if err := h.origin.Check(c.Request()); err != nil {
+			return h.renderError(c, http.StatusForbidden, "This request came from another site, so it was refused.")
+		}
+		return next(c)
+	}
+}
+
+// wrap renders the errors of fn as pages: a dashboard user gets a page
+// that says what went wrong, not a line of plain text.
+func (h *Handler) wrap(fn echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		err := fn(c)
+		if err == nil || c.Response().Committed {
+			return err
+		}
+		var he *echo.HTTPError
+		switch {
+		case errors.As(err, &he):
+			msg, _ := he.Message.(string)
+			if msg == "" {
+				msg = http.StatusText(he.Code)
+			}
+			return h.renderError(c, he.Code, msg)
+		case errors.Is(err, monitors.ErrNotFound):
+			return h.renderError(c, http.StatusNotFound, "Not found: it does not exist, or it belongs to a project you are not a member of.")
+		case errors.Is(err, context.Canceled) && c.Request().Context().Err() != nil:
+			return nil // the browser went away; there is no one to answer
+		}
+		h.log.Error("dashboard request failed", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
+		return h.renderError(c, http.StatusInternalServerError, "Something went wrong on our side. The error has been logged; try again in a moment.")
+	}
+}
+
+// isHTMX reports whether the request comes from htmx, which wants a
+// fragment rather than a whole page.
+func isHTMX(c echo.Context) bool { return c.Request().Header.Get("HX-Request") == "true" }
+
+// redirect sends the browser to path after a form post (303 See Other),
+// telling htmx to do the same.
+func redirect(c echo.Context, path string) error {
+	if isHTMX(c) {
+		c.Response().Header().Set("HX-Redirect", path)
+		return c.NoContent(http.StatusNoContent)
+	}
+	return c.Redirect(http.StatusSeeOther, path)
+}
