@@ -27,6 +27,7 @@ Commands:
   migrate    apply database migrations (up) or show them (status)
   cron next  print the next fire times of a cron expression
   run        run a command and report it: vigil run [flags] -- COMMAND ARGS
+  bench      measure ping ingest: vigil bench ingest [flags]
   help       show this help
 
 Run "vigil <command> -h" for the flags of a command.
@@ -51,6 +52,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		err = migrateCmd(env, args[1:])
 	case "cron":
 		err = cronCmd(env, args[1:])
+	case "bench":
+		err = benchCmd(env, args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -1,0 +1,370 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"text/tabwriter"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/vigilhq/vigil/ingest"
+	"github.com/vigilhq/vigil/keys"
+	"github.com/vigilhq/vigil/monitors"
+	"github.com/vigilhq/vigil/server"
+)
+
+// benchCmd runs "vigil bench <what>".
+func benchCmd(env *cmdEnv, args []string) error {
+	if len(args) == 0 || args[0] != "ingest" {
+		return usageError{`want "vigil bench ingest [flags]"`}
+	}
+	return benchIngestCmd(env, args[1:])
+}
+
+// benchIngestOpts are the flags of "vigil bench ingest".
+type benchIngestOpts struct {
+	database    string
+	monitors    int
+	connections int
+	duration    time.Duration
+	warmup      time.Duration
+	rate        float64
+	baseline    bool
+	halfRate    bool
+	batchSize   int
+	batchWindow time.Duration
+	writers     int
+	cpuProfile  string
+}
+
+// benchIngestCmd measures ping ingest through real HTTP against a server in
+// this process: acknowledged (durable) pings per second and latency, with
+// group commit, and in the same run with one transaction per ping (batch
+// size 1, no gathering), so that the ratio holds for one machine and one
+// database.
+func benchIngestCmd(env *cmdEnv, args []string) error {
+	var o benchIngestOpts
+	fs := newFlagSet(env)
+	fs.StringVar(&o.database, "database", "", "database to use: a postgres:// URL (use a scratch database) or a SQLite file path (default: a new SQLite file in a temporary directory)")
+	fs.IntVar(&o.monitors, "monitors", 1000, "monitors to create and ping")
+	fs.IntVar(&o.connections, "connections", 64, "concurrent HTTP connections")
+	fs.DurationVar(&o.duration, "duration", 10*time.Second, "measured time of each run")
+	fs.DurationVar(&o.warmup, "warmup", 2*time.Second, "unmeasured load before each run")
+	fs.Float64Var(&o.rate, "rate", 0, "pings per second in all (0: flat out)")
+	fs.BoolVar(&o.baseline, "baseline", true, "also run with one transaction per ping, for the ratio")
+	fs.BoolVar(&o.halfRate, "half-rate", true, "when flat out, also run group commit at half its measured rate, for latency")
+	fs.IntVar(&o.batchSize, "ingest-batch-size", ingest.BatchSizeDefault, "batch size of the group-commit run")
+	fs.DurationVar(&o.batchWindow, "ingest-batch-window", ingest.BatchWindowDefault, "batch window of the group-commit run")
+	fs.IntVar(&o.writers, "writers", 0, "batches written at once (0: by database, as vigil serve does)")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured group-commit run (server and load together) to this file")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return errHelp
+		}
+		return usageError{err.Error()}
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
+	}
+	if o.monitors < 1 || o.connections < 1 || o.duration <= 0 || o.warmup < 0 || o.rate < 0 || o.batchSize < 1 {
+		return usageError{"monitors, connections, duration and the batch size must be positive; warmup and rate not negative"}
+	}
+	if o.database == "" {
+		dir, err := os.MkdirTemp("", "vigil-bench-")
+		if err != nil {
+			return fmt.Errorf("make a temporary directory: %w", err)
+		}
+		defer os.RemoveAll(dir)
+		o.database = filepath.Join(dir, "bench.db")
+	}
+	b := &ingestBench{o: o, out: env.stdout, ctx: env.ctx}
+	return b.run()
+}
+
+type ingestBench struct {
+	o    benchIngestOpts
+	out  io.Writer
+	ctx  context.Context
+	prj  *monitors.Project
+	keys []string
+}
+
+// benchResult is one measured run.
+type benchResult struct {
+	name      string
+	acked     int
+	failed    int
+	statuses  map[int]int
+	elapsed   time.Duration
+	latencies []time.Duration
+	batches   float64 // transactions written during the measured time
+	batched   float64 // pings in them
+}
+
+func (r *benchResult) rate() float64 { return float64(r.acked) / r.elapsed.Seconds() }
+
+func (r *benchResult) pct(p float64) time.Duration {
+	if len(r.latencies) == 0 {
+		return 0
+	}
+	i := int(float64(len(r.latencies))*p/100+0.5) - 1
+	return r.latencies[min(max(i, 0), len(r.latencies)-1)]
+}
+
+func (b *ingestBench) run() error {
+	o := b.o
+	kind := "SQLite"
+	if server.IsPostgresURL(o.database) {
+		kind = "PostgreSQL"
+	}
+	load := "flat out"
+	if o.rate > 0 {
+		load = fmt.Sprintf("at %.0f pings/s", o.rate)
+	}
+	fmt.Fprintf(b.out, "vigil bench ingest: %s, %d monitors, %d connections, %s, %s measured after %s of warm-up; GOMAXPROCS %d\n",
+		kind, o.monitors, o.connections, load, o.duration, o.warmup, runtime.GOMAXPROCS(0))
+
+	grouped := server.IngestSettings{BatchSize: o.batchSize, BatchWindow: o.batchWindow, Writers: o.writers}
+	var results []*benchResult
+	r, err := b.phase(fmt.Sprintf("group commit (batch %d, window %s)", o.batchSize, o.batchWindow), grouped, o.rate, o.cpuProfile)
+	if err != nil {
+		return err
+	}
+	results = append(results, r)
+	if o.baseline {
+		r, err := b.phase("one transaction per ping", server.IngestSettings{BatchSize: 1, Writers: o.writers}, o.rate, "")
+		if err != nil {
+			return err
+		}
+		results = append(results, r)
+	}
+	if o.rate == 0 && o.halfRate && results[0].acked > 0 {
+		half := results[0].rate() / 2
+		r, err := b.phase(fmt.Sprintf("group commit at %.0f pings/s (half)", half), grouped, half, "")
+		if err != nil {
+			return err
+		}
+		results = append(results, r)
+	}
+
+	tw := tabwriter.NewWriter(b.out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "run\tacked pings/s\tp50\tp95\tp99\tmax\tnot acked\tmean batch\t")
+	for _, r := range results {
+		mean := "-"
+		if r.batches > 0 {
+			mean = fmt.Sprintf("%.1f", r.batched/r.batches)
+		}
+		fmt.Fprintf(tw, "%s\t%.0f\t%s\t%s\t%s\t%s\t%d\t%s\t\n", r.name, r.rate(), ms(r.pct(50)), ms(r.pct(95)), ms(r.pct(99)),
+			ms(r.pct(100)), r.failed, mean)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if o.baseline && results[1].acked > 0 {
+		fmt.Fprintf(b.out, "group commit / one transaction per ping: %.1fx\n", results[0].rate()/results[1].rate())
+	}
+	for _, r := range results {
+		if len(r.statuses) > 0 {
+			fmt.Fprintf(b.out, "%s: answers other than 200: %v\n", r.name, r.statuses)
+		}
+	}
+	return nil
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.1fms", float64(d)/float64(time.Millisecond)) }
+
+// phase starts a server with ing, drives pings at it, and stops it.
+func (b *ingestBench) phase(name string, ing server.IngestSettings, rate float64, cpuProfile string) (*benchResult, error) {
+	ctx, cancel := context.WithCancel(b.ctx)
+	defer cancel()
+	cfg := server.Config{
+		DatabaseURL: b.o.database, Listen: "127.0.0.1:0", LogLevel: "warn", LogFormat: "text",
+		KeepPings: 1000, KeepRuns: 1000, PruneInterval: time.Hour, Ingest: ing,
+	}
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	srv, err := server.New(ctx, cfg, logger)
+	if err != nil {
+		return nil, err
+	}
+	if b.prj == nil {
+		if err := b.setup(srv.Store()); err != nil {
+			_ = srv.Store().Close()
+			return nil, err
+		}
+	}
+	if err := srv.Listen(); err != nil {
+		_ = srv.Store().Close()
+		return nil, err
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Run(ctx) }()
+
+	base := "http://" + srv.Addr()
+	client := &http.Client{Transport: &http.Transport{
+		MaxIdleConns: b.o.connections, MaxIdleConnsPerHost: b.o.connections, MaxConnsPerHost: b.o.connections,
+		DisableCompression: true, IdleConnTimeout: time.Minute,
+	}, Timeout: 30 * time.Second}
+	defer client.CloseIdleConnections()
+
+	if b.o.warmup > 0 {
+		b.drive(ctx, client, base, rate, b.o.warmup)
+	}
+	count0, sum0 := batchStats(srv.Registry)
+	if cpuProfile != "" {
+		f, err := os.Create(cpuProfile)
+		if err != nil {
+			return nil, fmt.Errorf("create CPU profile: %w", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return nil, fmt.Errorf("start CPU profile: %w", err)
+		}
+	}
+	r := b.drive(ctx, client, base, rate, b.o.duration)
+	if cpuProfile != "" {
+		pprof.StopCPUProfile()
+	}
+	count1, sum1 := batchStats(srv.Registry)
+	r.name, r.batches, r.batched = name, count1-count0, sum1-sum0
+
+	cancel()
+	if err := <-done; err != nil {
+		return nil, fmt.Errorf("run server: %w", err)
+	}
+	return r, nil
+}
+
+// setup creates a project and the monitors to ping.
+func (b *ingestBench) setup(store monitors.Store) error {
+	now := time.Now()
+	prj, err := store.ProjectCreate(b.ctx, &monitors.ProjectCreateParams{
+		ID: keys.NewID(), Name: "bench " + now.UTC().Format(time.RFC3339), PingKey: keys.NewProjectPingKey(), Now: now})
+	if err != nil {
+		return fmt.Errorf("create bench project: %w", err)
+	}
+	b.prj = prj
+	for i := range b.o.monitors {
+		m := &monitors.Monitor{
+			ID: keys.NewID(), ProjectID: prj.ID, Name: fmt.Sprintf("bench-%05d", i), PingKey: keys.NewPingKey(),
+			Schedule: monitors.ScheduleSpec{Kind: monitors.ScheduleInterval, EverySeconds: 60}, CreatedAt: now, UpdatedAt: now,
+		}
+		m.ApplyDefaults()
+		if err := store.MonitorInsert(b.ctx, m); err != nil {
+			return fmt.Errorf("create bench monitor: %w", err)
+		}
+		b.keys = append(b.keys, m.PingKey)
+	}
+	return nil
+}
+
+// drive sends success pings over the monitors for d: flat out from every
+// connection when rate is 0, else at rate in all, on a fixed schedule.
+// Latency runs from the time a ping was due (at a fixed rate) or sent
+// (flat out) to its answer, so a server that falls behind a fixed rate
+// shows it.
+func (b *ingestBench) drive(ctx context.Context, client *http.Client, base string, rate float64, d time.Duration) *benchResult {
+	var (
+		next    atomic.Uint64
+		mu      sync.Mutex
+		res     = &benchResult{statuses: map[int]int{}}
+		wg      sync.WaitGroup
+		start   = time.Now()
+		stop    = start.Add(d)
+		tickets chan time.Time
+	)
+	if rate > 0 {
+		tickets = make(chan time.Time, b.o.connections)
+		go func() {
+			defer close(tickets)
+			interval := time.Duration(float64(time.Second) / rate)
+			for i := 0; ; i++ {
+				due := start.Add(time.Duration(i) * interval)
+				if !due.Before(stop) || ctx.Err() != nil {
+					return
+				}
+				if wait := time.Until(due); wait > time.Millisecond {
+					time.Sleep(wait)
+				}
+				tickets <- due
+			}
+		}()
+	}
+	for range b.o.connections {
+		wg.Go(func() {
+			var lat []time.Duration
+			acked, failed := 0, 0
+			statuses := map[int]int{}
+			for ctx.Err() == nil {
+				var due time.Time
+				if tickets != nil {
+					t, ok := <-tickets
+					if !ok {
+						break
+					}
+					due = t
+				} else {
+					due = time.Now()
+					if !due.Before(stop) {
+						break
+					}
+				}
+				key := b.keys[next.Add(1)%uint64(len(b.keys))]
+				resp, err := client.Get(base + "/ping/" + key)
+				if err != nil {
+					failed++
+					statuses[0]++
+					continue
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					failed++
+					statuses[resp.StatusCode]++
+					continue
+				}
+				acked++
+				lat = append(lat, time.Since(due))
+			}
+			mu.Lock()
+			res.acked += acked
+			res.failed += failed
+			res.latencies = append(res.latencies, lat...)
+			for k, v := range statuses {
+				res.statuses[k] += v
+			}
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	res.elapsed = time.Since(start)
+	slices.Sort(res.latencies)
+	return res
+}
+
+// batchStats returns the count and sum of the batch size histogram.
+func batchStats(reg *prometheus.Registry) (count, sum float64) {
+	mfs, err := reg.Gather()
+	if err != nil {
+		return 0, 0
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == "vigil_ingest_batch_size" && len(mf.GetMetric()) > 0 {
+			h := mf.GetMetric()[0].GetHistogram()
+			return float64(h.GetSampleCount()), h.GetSampleSum()
+		}
+	}
+	return 0, 0
+}
