@@ -41,7 +41,7 @@ const (
 )
 
 func monitorTarget(id string) string { return "m-" + id }
-func tagTarget(tag string) string   { return "t-" + tag }
+func tagTarget(tag string) string    { return "t-" + tag }
 
 const allTarget = "*"
 

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
+	"unicode"
 
 	"github.com/labstack/echo/v4"
 )
@@ -185,8 +186,15 @@ func fieldNames(t reflect.Type) []string {
 func typeError(err error, path string) error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		field := join(path, te.Field)
-		if te.Field == "" {
+		// encoding/json names embedded structs by their Go names: drop them.
+		var parts []string
+		for _, p := range strings.Split(te.Field, ".") {
+			if p != "" && !unicode.IsUpper(rune(p[0])) {
+				parts = append(parts, p)
+			}
+		}
+		field := join(path, strings.Join(parts, "."))
+		if len(parts) == 0 {
 			field = orBody(path)
 		}
 		return invalidf(field, "must be %s", describeType(te.Type))

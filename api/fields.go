@@ -111,6 +111,9 @@ func applyFields(m *monitors.Monitor, f *MonitorFields, obj object, path string)
 	mark := func(name string) { set = append(set, name) }
 	if f.Name != nil {
 		m.Name = strings.TrimSpace(*f.Name)
+		if m.Name == "" {
+			return nil, invalidf(join(path, "name"), "must not be empty")
+		}
 		mark("name")
 	}
 	if f.Slug != nil {
@@ -178,6 +181,31 @@ func applyFields(m *monitors.Monitor, f *MonitorFields, obj object, path string)
 		mark("retry_policy")
 	}
 	return set, nil
+}
+
+// newMonitor returns a monitor with the default settings, to apply a
+// request's fields on: a field the request sets is then validated as sent,
+// a zero included.
+func newMonitor(projectID string) *monitors.Monitor {
+	m := &monitors.Monitor{ProjectID: projectID}
+	m.ApplyDefaults()
+	m.Name, m.Slug = "", ""
+	return m
+}
+
+// finishNew derives what a new monitor's request left out: the slug from
+// the name, the name from the slug, and the first status.
+func finishNew(m *monitors.Monitor) {
+	if m.Slug == "" {
+		m.Slug = monitors.Slugify(m.Name)
+	}
+	if m.Name == "" {
+		m.Name = m.Slug
+	}
+	m.State = monitors.State{Status: monitors.StatusNew}
+	if m.Paused {
+		m.State.Status = monitors.StatusPaused
+	}
 }
 
 // validateMonitor runs monitors' validation, with fields under path.

@@ -267,3 +267,35 @@ func (b *bundle) ping(pingKey string, kind monitors.PingKind, at time.Time) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// declareFromGoroutine declares specs without require, for use off the
+// test's goroutine; failures are reported with t.Errorf.
+func (b *bundle) declareFromGoroutine(t *testing.T, source string, specs []map[string]any) api.DeclarationResult {
+	var res api.DeclarationResult
+	body, err := json.Marshal(map[string]any{"monitors": specs})
+	if err != nil {
+		t.Errorf("encode: %v", err)
+		return res
+	}
+	req, err := http.NewRequest(http.MethodPut, b.srv.URL+"/api/v1/sources/"+source+"/monitors", bytes.NewReader(body))
+	if err != nil {
+		t.Errorf("request: %v", err)
+		return res
+	}
+	req.Header.Set("X-Api-Key", b.rw)
+	resp, err := b.srv.Client().Do(req)
+	if err != nil {
+		t.Errorf("declare: %v", err)
+		return res
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Errorf("declare: %d %s %v", resp.StatusCode, data, err)
+		return res
+	}
+	if err := json.Unmarshal(data, &res); err != nil {
+		t.Errorf("decode: %v", err)
+	}
+	return res
+}

@@ -69,13 +69,13 @@ func (h *Handler) createMonitor(c echo.Context, rq *request) error {
 		return invalidf("name", "is required (or give a slug)")
 	}
 	now := h.now()
-	m := &monitors.Monitor{ID: keys.NewID(), ProjectID: rq.key.ProjectID, PingKey: keys.NewPingKey(),
-		CreatedAt: now, UpdatedAt: now}
+	m := newMonitor(rq.key.ProjectID)
+	m.ID, m.PingKey, m.CreatedAt, m.UpdatedAt = keys.NewID(), keys.NewPingKey(), now, now
 	if _, err := applyFields(m, &in.MonitorFields, obj, ""); err != nil {
 		return err
 	}
 	m.Paused = in.Paused != nil && *in.Paused
-	m.ApplyDefaults()
+	finishNew(m)
 	if err := validateMonitor(m, ""); err != nil {
 		return err
 	}

@@ -65,7 +65,7 @@ func (h *Handler) table() []route {
 				{"open", "boolean", "only open incidents"},
 				{"since", "string", "only incidents open at or after this RFC 3339 time"},
 				{"monitor", "string", "only this monitor's incidents (its ID)"},
-			}, paging...)}},
+			}, paging...), extra: []int{http.StatusNotFound}}},
 		{method: http.MethodGet, path: "/api/v1/incidents/:id", access: read, fn: h.getIncident,
 			summary: "one incident, with its events and delivery attempts", doc: routeDoc{response: Incident{}}},
 

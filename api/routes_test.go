@@ -98,18 +98,21 @@ func routeCases() map[string]routeCase {
 			_, err := b.store.MonitorGet(context.Background(), b.prj.ID, m.ID)
 			require.ErrorIs(t, err, monitors.ErrNotFound, "made in the key's own project")
 		}},
-		"GET /api/v1/monitors/:id":                {ok: 200, other: 404, prepare: monitorPath("")},
-		"PATCH /api/v1/monitors/:id":              {ok: 200, other: 404, prepare: func(b *bundle) (string, any) { p, _ := monitorPath("")(b); return p, map[string]any{"grace_seconds": 600} }},
-		"DELETE /api/v1/monitors/:id":             {ok: 204, other: 404, prepare: monitorPath("")},
-		"POST /api/v1/monitors/:id/pause":         {ok: 200, other: 404, prepare: monitorPath("/pause")},
-		"POST /api/v1/monitors/:id/resume":        {ok: 200, other: 404, prepare: monitorPath("/resume")},
-		"GET /api/v1/monitors/:id/pings":          {ok: 200, other: 404, prepare: monitorPath("/pings")},
-		"GET /api/v1/monitors/:id/runs":           {ok: 200, other: 404, prepare: monitorPath("/runs")},
-		"GET /api/v1/monitors/:id/incidents":      {ok: 200, other: 404, prepare: monitorPath("/incidents")},
-		"GET /api/v1/channels/:id":                {ok: 200, other: 404, prepare: channelPath("", nil)},
-		"PATCH /api/v1/channels/:id":              {ok: 200, other: 404, prepare: channelPath("", map[string]any{"is_default": true})},
-		"DELETE /api/v1/channels/:id":             {ok: 204, other: 404, prepare: channelPath("", nil)},
-		"POST /api/v1/channels/:id/test":          {ok: 501, other: 404, prepare: channelPath("/test", nil)},
+		"GET /api/v1/monitors/:id": {ok: 200, other: 404, prepare: monitorPath("")},
+		"PATCH /api/v1/monitors/:id": {ok: 200, other: 404, prepare: func(b *bundle) (string, any) {
+			p, _ := monitorPath("")(b)
+			return p, map[string]any{"grace_seconds": 600}
+		}},
+		"DELETE /api/v1/monitors/:id":        {ok: 204, other: 404, prepare: monitorPath("")},
+		"POST /api/v1/monitors/:id/pause":    {ok: 200, other: 404, prepare: monitorPath("/pause")},
+		"POST /api/v1/monitors/:id/resume":   {ok: 200, other: 404, prepare: monitorPath("/resume")},
+		"GET /api/v1/monitors/:id/pings":     {ok: 200, other: 404, prepare: monitorPath("/pings")},
+		"GET /api/v1/monitors/:id/runs":      {ok: 200, other: 404, prepare: monitorPath("/runs")},
+		"GET /api/v1/monitors/:id/incidents": {ok: 200, other: 404, prepare: monitorPath("/incidents")},
+		"GET /api/v1/channels/:id":           {ok: 200, other: 404, prepare: channelPath("", nil)},
+		"PATCH /api/v1/channels/:id":         {ok: 200, other: 404, prepare: channelPath("", map[string]any{"is_default": true})},
+		"DELETE /api/v1/channels/:id":        {ok: 204, other: 404, prepare: channelPath("", nil)},
+		"POST /api/v1/channels/:id/test":     {ok: 501, other: 404, prepare: channelPath("/test", nil)},
 		"GET /api/v1/channels": {ok: 200, other: 200, prepare: func(b *bundle) (string, any) {
 			b.channel("listed")
 			return "/api/v1/channels", nil

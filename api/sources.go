@@ -76,11 +76,11 @@ func (h *Handler) declare(c echo.Context, rq *request) error {
 			return invalidf(join(path, "slug"), "%q is declared twice (also monitors[%d])", *in.Slug, j)
 		}
 		where[*in.Slug] = i
-		m := &monitors.Monitor{ProjectID: rq.key.ProjectID}
+		m := newMonitor(rq.key.ProjectID)
 		if _, err := applyFields(m, &in.MonitorFields, obj, path); err != nil {
 			return err
 		}
-		m.ApplyDefaults()
+		finishNew(m)
 		if err := validateMonitor(m, path); err != nil {
 			return err
 		}

@@ -50,37 +50,37 @@ type BadgeURLs struct {
 
 // Monitor is a monitor as the API returns it.
 type Monitor struct {
-	ID                string       `json:"id"`
-	Name              string       `json:"name"`
-	Slug              string       `json:"slug"`
-	Tags              []string     `json:"tags"`
-	Schedule          Schedule     `json:"schedule"`
-	GraceSeconds      int64        `json:"grace_seconds"`
-	MaxRuntimeSeconds int64        `json:"max_runtime_seconds" doc:"0: same as grace_seconds"`
-	DeadlineSeconds   int64        `json:"deadline_seconds" doc:"0: no deadline"`
-	AlertOnFailure    string       `json:"alert_on_failure" enum:"final,every_attempt,never"`
-	FailureThreshold  int          `json:"failure_threshold"`
-	RecoveryThreshold int          `json:"recovery_threshold"`
-	Overlap           string       `json:"overlap" enum:"alert,ignore"`
-	Channels          []string     `json:"channels" doc:"channel IDs; empty: the project's default channels"`
-	RetryPolicy       *RetryPolicy `json:"retry_policy"`
-	Status            string       `json:"status" enum:"new,up,running,late,retrying,down,paused"`
-	Paused            bool         `json:"paused"`
-	Source            string       `json:"source" doc:"the source that declares it; empty when a person made it"`
-	Discovered        bool         `json:"discovered" doc:"still declared by its source"`
-	PingKey           string       `json:"ping_key"`
-	PingURL           string       `json:"ping_url"`
-	PingURLs          PingURLs     `json:"ping_urls"`
-	LastPingAt        *time.Time   `json:"last_ping_at"`
-	NextExpectedAt    *time.Time   `json:"next_expected_at" doc:"the next occurrence not yet covered by a ping; null while new or paused"`
+	ID                string         `json:"id"`
+	Name              string         `json:"name"`
+	Slug              string         `json:"slug"`
+	Tags              []string       `json:"tags"`
+	Schedule          Schedule       `json:"schedule"`
+	GraceSeconds      int64          `json:"grace_seconds"`
+	MaxRuntimeSeconds int64          `json:"max_runtime_seconds" doc:"0: same as grace_seconds"`
+	DeadlineSeconds   int64          `json:"deadline_seconds" doc:"0: no deadline"`
+	AlertOnFailure    string         `json:"alert_on_failure" enum:"final,every_attempt,never"`
+	FailureThreshold  int            `json:"failure_threshold"`
+	RecoveryThreshold int            `json:"recovery_threshold"`
+	Overlap           string         `json:"overlap" enum:"alert,ignore"`
+	Channels          []string       `json:"channels" doc:"channel IDs; empty: the project's default channels"`
+	RetryPolicy       *RetryPolicy   `json:"retry_policy"`
+	Status            string         `json:"status" enum:"new,up,running,late,retrying,down,paused"`
+	Paused            bool           `json:"paused"`
+	Source            string         `json:"source" doc:"the source that declares it; empty when a person made it"`
+	Discovered        bool           `json:"discovered" doc:"still declared by its source"`
+	PingKey           string         `json:"ping_key"`
+	PingURL           string         `json:"ping_url"`
+	PingURLs          PingURLs       `json:"ping_urls"`
+	LastPingAt        *time.Time     `json:"last_ping_at"`
+	NextExpectedAt    *time.Time     `json:"next_expected_at" doc:"the next occurrence not yet covered by a ping; null while new or paused"`
 	OpenIncidents     []OpenIncident `json:"open_incidents"`
-	PersonFields      []string     `json:"person_fields" doc:"fields a person set through the API; a declaration of the source leaves them alone"`
-	OverriddenFields  []string     `json:"overridden_fields,omitempty" doc:"in a declaration's answer: declared fields whose value a person's setting overrides"`
-	RetryChainSeconds *int64       `json:"retry_chain_seconds" doc:"the longest time the retries of one run may take (the sum of the retry policy's delays); null without a retry policy"`
-	Warnings          []string     `json:"warnings" doc:"advice from the numbers, such as retries that outlast the gap between runs"`
-	Badge             BadgeURLs    `json:"badge"`
-	CreatedAt         time.Time    `json:"created_at"`
-	UpdatedAt         time.Time    `json:"updated_at"`
+	PersonFields      []string       `json:"person_fields" doc:"fields a person set through the API; a declaration of the source leaves them alone"`
+	OverriddenFields  []string       `json:"overridden_fields,omitempty" doc:"in a declaration's answer: declared fields whose value a person's setting overrides"`
+	RetryChainSeconds *int64         `json:"retry_chain_seconds" doc:"the longest time the retries of one run may take (the sum of the retry policy's delays); null without a retry policy"`
+	Warnings          []string       `json:"warnings" doc:"advice from the numbers, such as retries that outlast the gap between runs"`
+	Badge             BadgeURLs      `json:"badge"`
+	CreatedAt         time.Time      `json:"created_at"`
+	UpdatedAt         time.Time      `json:"updated_at"`
 }
 
 // MonitorFields are the configuration fields a person or a source sets.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -335,33 +336,50 @@ func testMonitorSyncFnError(t *testing.T, b *bundle) {
 
 // testMonitorSyncConcurrent declares one source from many goroutines at
 // once, as replicas of one application do at start-up, while a person
-// creates one of the slugs: each slug is created once, and no call fails
-// (a sync that loses the race for a slug starts over and sees the winner).
+// creates one of the new slugs: each slug is created once, and no call
+// fails (a sync that loses the race for a slug starts over and sees the
+// winner). Each round adds slugs, released to every caller at once.
 func testMonitorSyncConcurrent(t *testing.T, b *bundle) {
 	s, ctx := b.s, b.ctx
-	declared := []string{"a", "b", "c", "d", "e"}
-	const callers = 8
-	var wg sync.WaitGroup
-	errs := make([]error, callers)
-	for i := range callers {
-		wg.Go(func() {
-			errs[i] = s.MonitorSync(ctx, &monitors.MonitorSyncParams{ProjectID: b.prj.ID, Source: "app", Slugs: declared,
-				Fn: syncFn(b.prj.ID, "app", declared, T0, true)})
-		})
-	}
-	wg.Go(func() {
-		err := s.MonitorInsert(ctx, NewMonitor(b.prj.ID, "e", nil))
-		if err != nil && !errors.Is(err, monitors.ErrConflict) {
-			t.Errorf("person's insert: %v", err)
+	const (
+		callers = 4
+		rounds  = 8
+	)
+	var declared []string
+	for round := range rounds {
+		a, p := fmt.Sprintf("a%d", round), fmt.Sprintf("p%d", round)
+		declared = append(declared, a, p)
+		slugsNow := slices.Clone(declared)
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		errs := make([]error, callers)
+		for i := range callers {
+			wg.Go(func() {
+				<-start
+				errs[i] = s.MonitorSync(ctx, &monitors.MonitorSyncParams{ProjectID: b.prj.ID, Source: "app", Slugs: slugsNow,
+					Fn: syncFn(b.prj.ID, "app", slugsNow, T0, true)})
+			})
 		}
-	})
-	wg.Wait()
-	for i, err := range errs {
-		require.NoError(t, err, "caller %d", i)
+		wg.Go(func() {
+			<-start
+			err := s.MonitorInsert(ctx, NewMonitor(b.prj.ID, p, nil))
+			if err != nil && !errors.Is(err, monitors.ErrConflict) {
+				t.Errorf("person's insert: %v", err)
+			}
+		})
+		close(start)
+		wg.Wait()
+		for i, err := range errs {
+			require.NoError(t, err, "round %d, caller %d", round, i)
+		}
+		list, err := s.MonitorList(ctx, &monitors.MonitorListParams{ProjectID: b.prj.ID})
+		require.NoError(t, err)
+		got := slugs(list)
+		slices.Sort(got)
+		want := slices.Clone(declared)
+		slices.Sort(want)
+		require.Equal(t, want, got, "one monitor per slug")
 	}
-	list, err := s.MonitorList(ctx, &monitors.MonitorListParams{ProjectID: b.prj.ID})
-	require.NoError(t, err)
-	require.Equal(t, declared, slugs(list), "one monitor per slug")
 }
 
 func testMonitorCountByStatus(t *testing.T, b *bundle) {

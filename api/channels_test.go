@@ -1,0 +1,136 @@
+package api_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/vigilhq/vigil/api"
+	"github.com/vigilhq/vigil/monitors"
+)
+
+func TestChannels(t *testing.T) {
+	t.Parallel()
+	eachStore(t, func(t *testing.T, b *bundle) {
+		ctx := context.Background()
+		secret := "s3cret-value-0123456789"
+		r := b.do(http.MethodPost, "/api/v1/channels", b.rw, map[string]any{"kind": "webhook", "name": " ops hook ",
+			"config": map[string]any{"url": "https://hooks.example.com/vigil", "secret": secret,
+				"headers": map[string]string{"Authorization": "Bearer hook-token"}}, "is_default": true})
+		require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
+		require.NotContains(t, string(r.body), secret, "secrets are write-only")
+		require.NotContains(t, string(r.body), "hook-token")
+		var ch api.Channel
+		r.json(t, &ch)
+		require.Equal(t, "ops hook", ch.Name)
+		require.Equal(t, "webhook", ch.Kind)
+		require.True(t, ch.IsDefault)
+		require.JSONEq(t, `{"url":"https://hooks.example.com/vigil"}`, string(ch.Config))
+		require.Equal(t, t0, ch.CreatedAt)
+
+		r = b.do(http.MethodGet, "/api/v1/channels/"+ch.ID, b.ro, nil)
+		require.Equal(t, http.StatusOK, r.status)
+		require.NotContains(t, string(r.body), secret)
+		r = b.do(http.MethodGet, "/api/v1/channels", b.ro, nil)
+		require.NotContains(t, string(r.body), secret)
+
+		// A PATCH that leaves the secret out keeps it; the stored config
+		// has it.
+		b.clock.Set(t0.Add(time.Minute))
+		r = b.do(http.MethodPatch, "/api/v1/channels/"+ch.ID, b.rw, map[string]any{
+			"config": map[string]any{"url": "https://hooks.example.com/other"}, "is_default": false})
+		require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+		r.json(t, &ch)
+		require.JSONEq(t, `{"url":"https://hooks.example.com/other"}`, string(ch.Config))
+		require.False(t, ch.IsDefault)
+		require.Equal(t, t0.Add(time.Minute), ch.UpdatedAt)
+		stored, err := b.store.ChannelGet(ctx, b.prj.ID, ch.ID)
+		require.NoError(t, err)
+		require.JSONEq(t, fmt.Sprintf(`{"url":"https://hooks.example.com/other","secret":%q,"headers":{"Authorization":"Bearer hook-token"}}`, secret),
+			string(stored.Config))
+		// null removes a secret.
+		r = b.do(http.MethodPatch, "/api/v1/channels/"+ch.ID, b.rw, map[string]any{
+			"config": map[string]any{"url": "https://hooks.example.com/other", "headers": nil}})
+		require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+		stored, err = b.store.ChannelGet(ctx, b.prj.ID, ch.ID)
+		require.NoError(t, err)
+		require.JSONEq(t, fmt.Sprintf(`{"url":"https://hooks.example.com/other","secret":%q}`, secret), string(stored.Config))
+		// A PATCH that changes nothing keeps updated_at.
+		b.clock.Set(t0.Add(time.Hour))
+		r = b.do(http.MethodPatch, "/api/v1/channels/"+ch.ID, b.rw, map[string]any{"name": "ops hook"})
+		r.json(t, &ch)
+		require.Equal(t, t0.Add(time.Minute), ch.UpdatedAt)
+
+		// A channel monitors use is not deleted.
+		m := b.createMonitor(map[string]any{"name": "paged", "channels": []string{ch.ID}})
+		r = b.do(http.MethodDelete, "/api/v1/channels/"+ch.ID, b.rw, nil)
+		require.Equal(t, http.StatusConflict, r.status)
+		require.Contains(t, r.errorBody(t).Error, "channel is used by monitors paged")
+		r = b.do(http.MethodPatch, "/api/v1/monitors/"+m.ID, b.rw, map[string]any{"channels": []string{}})
+		require.Equal(t, http.StatusOK, r.status)
+		r = b.do(http.MethodDelete, "/api/v1/channels/"+ch.ID, b.rw, nil)
+		require.Equal(t, http.StatusNoContent, r.status)
+		r = b.do(http.MethodGet, "/api/v1/channels/"+ch.ID, b.rw, nil)
+		require.Equal(t, http.StatusNotFound, r.status)
+
+		// Every kind validates its own config.
+		for _, c := range []map[string]any{
+			{"kind": "slack", "config": map[string]any{"webhook_url": "https://hooks.slack.com/services/T0/B0/x"}},
+			{"kind": "email", "config": map[string]any{"to": []string{"ops@example.com"}}},
+			{"kind": "pagerduty", "config": map[string]any{"routing_key": "0123456789abcdef0123456789abcdef"}},
+			{"kind": "ntfy", "config": map[string]any{"url": "https://ntfy.sh/vigil-test-topic"}},
+		} {
+			c["name"] = c["kind"]
+			r = b.do(http.MethodPost, "/api/v1/channels", b.rw, c)
+			require.Equal(t, http.StatusCreated, r.status, "%v: %s", c, r.body)
+		}
+		r = b.do(http.MethodGet, "/api/v1/channels?limit=2", b.rw, nil)
+		var l api.ChannelList
+		r.json(t, &l)
+		require.Equal(t, []string{"email", "ntfy"}, []string{l.Channels[0].Name, l.Channels[1].Name}, "by name")
+		require.NotNil(t, l.Next)
+		r = b.do(http.MethodGet, *l.Next, b.rw, nil)
+		r.json(t, &l)
+		require.Equal(t, []string{"pagerduty", "slack"}, []string{l.Channels[0].Name, l.Channels[1].Name})
+		require.Nil(t, l.Next)
+		require.NotContains(t, string(r.body), "hooks.slack.com", "a Slack webhook URL is its own secret")
+	})
+}
+
+// tester is a ChannelTester that answers with err.
+type tester struct{ err error }
+
+func (x tester) TestChannel(_ context.Context, ch *monitors.Channel) error { return x.err }
+
+func TestChannelTest(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		tester api.ChannelTester
+		status int
+		msg    string
+	}{
+		"sent":        {tester{}, http.StatusOK, ""},
+		"refused":     {tester{errors.New("webhook answered 410 Gone")}, http.StatusBadGateway, "the test notification failed: webhook answered 410 Gone"},
+		"unavailable": {tester{fmt.Errorf("email: %w", api.ErrTestUnavailable)}, http.StatusNotImplemented, "not available"},
+		"no sender":   {nil, http.StatusNotImplemented, "cannot test a channel"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			eachStoreWith(t, options{tester: tc.tester}, func(t *testing.T, b *bundle) {
+				ch := b.channel("hook")
+				r := b.do(http.MethodPost, "/api/v1/channels/"+ch.ID+"/test", b.rw, nil)
+				require.Equal(t, tc.status, r.status, "%s", r.body)
+				if tc.status == http.StatusOK {
+					require.JSONEq(t, `{"ok":true}`, string(r.body))
+					return
+				}
+				require.Contains(t, r.errorBody(t).Error, tc.msg)
+			})
+		})
+	}
+}
