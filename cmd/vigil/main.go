@@ -28,6 +28,7 @@ Commands:
   cron next  print the next fire times of a cron expression
   run        run a command and report it: vigil run [flags] -- COMMAND ARGS
   bench      measure ping ingest: vigil bench ingest [flags]
+  users      make dashboard accounts: vigil users create --email EMAIL --project NAME
   help       show this help
 
 Run "vigil <command> -h" for the flags of a command.
@@ -54,6 +55,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		err = cronCmd(env, args[1:])
 	case "bench":
 		err = benchCmd(env, args[1:])
+	case "users":
+		err = usersCmd(env, args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
