@@ -29,6 +29,7 @@ Commands:
   run        run a command and report it: vigil run [flags] -- COMMAND ARGS
   bench      measure ping ingest: vigil bench ingest [flags]
   users      make dashboard accounts: vigil users create --email EMAIL --project NAME
+  keys       manage API keys: vigil keys create|list|revoke
   help       show this help
 
 Run "vigil <command> -h" for the flags of a command.
@@ -57,6 +58,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		err = benchCmd(env, args[1:])
 	case "users":
 		err = usersCmd(env, args[1:])
+	case "keys":
+		err = keysCmd(env, args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
