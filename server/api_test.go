@@ -1,0 +1,157 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/labstack/echo/v4"
+	"github.com/stretchr/testify/require"
+
+	"github.com/vigilhq/vigil/internal/testdb"
+	"github.com/vigilhq/vigil/server"
+)
+
+// startServer runs a server on a fresh SQLite file until the test ends and
+// returns it, its base URL and its admin key.
+func startServer(t *testing.T) (*server.Server, string, string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	srv, err := server.New(ctx, testConfig(testdb.SQLitePath(t)), testdb.Logger(t))
+	require.NoError(t, err)
+	require.NoError(t, srv.Listen())
+	done := make(chan error, 1)
+	go func() { done <- srv.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		require.NoError(t, <-done)
+	})
+	return srv, "http://" + srv.Addr(), srv.Bootstrapped.APIKey
+}
+
+// readmeSection returns the README's section with that heading, up to the
+// next heading of the same level.
+func readmeSection(t *testing.T, heading string) string {
+	t.Helper()
+	b, err := os.ReadFile("../README.md")
+	require.NoError(t, err)
+	s := string(b)
+	i := strings.Index(s, "\n"+heading+"\n")
+	require.NotEqual(t, -1, i, "README has no %q", heading)
+	s = s[i+1:]
+	if j := strings.Index(s[len(heading):], "\n## "); j >= 0 {
+		s = s[:len(heading)+j]
+	}
+	return s
+}
+
+var shBlockRE = regexp.MustCompile("(?s)```sh\n(.*?)```")
+
+// TestReadmeAPIExamples runs the README's curl examples of the management
+// API, as written, against a real server, in the order they come (as a
+// reader pasting them into one shell would), and checks that every path
+// they call is a route.
+func TestReadmeAPIExamples(t *testing.T) {
+	t.Parallel()
+	srv, base, key := startServer(t)
+	section := readmeSection(t, "## Management API")
+	var script strings.Builder
+	for _, m := range shBlockRE.FindAllStringSubmatch(section, -1) {
+		script.WriteString(m[1])
+		script.WriteString("\n")
+	}
+	require.Contains(t, script.String(), "curl", "the section has curl examples")
+
+	// Every path the examples call is served.
+	e, ok := srv.Handler().(*echo.Echo)
+	require.True(t, ok)
+	pathRE := regexp.MustCompile(`\$VIGIL_URL(/[^"?\s]*)`)
+	paths := pathRE.FindAllStringSubmatch(section, -1)
+	require.NotEmpty(t, paths)
+	for _, p := range paths {
+		path := regexp.MustCompile(`\$[A-Z_]+`).ReplaceAllString(p[1], "x")
+		found := false
+		for _, r := range e.Routes() {
+			if routeMatches(r.Path, path) {
+				found = true
+				break
+			}
+		}
+		require.True(t, found, "README calls %s, which no route serves", p[1])
+	}
+
+	for _, tool := range []string{"bash", "curl", "jq"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed: the README's examples were only checked against the route table", tool)
+		}
+	}
+	cmd := exec.Command("bash", "-euo", "pipefail", "-c", script.String())
+	cmd.Env = append(os.Environ(), "VIGIL_URL="+base, "VIGIL_API_KEY="+key)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	require.NoError(t, cmd.Run(), "the README's examples failed:\n%s\n%s", out.String(), errOut.String())
+
+	// What the README says the answers hold, they hold.
+	require.Contains(t, out.String(), `"name":"nightly-import"`)
+	require.NotContains(t, out.String(), "a-long-random-shared-secret", "channel secrets are never returned")
+	require.Regexp(t, `https?://[^ ]+/badge/[^ ]+\.svg`, out.String())
+	require.Contains(t, out.String(), `vigil_monitors{status="new"}`)
+	var warning string
+	jsonBlock := regexp.MustCompile(`(?s)"warnings": \["(.*?)"\]`).FindStringSubmatch(readmeSection(t, "## Management API"))
+	require.NotNil(t, jsonBlock, "the README shows a warning")
+	warning = jsonBlock[1]
+	require.Contains(t, out.String(), warning, "the README's warning is the server's")
+}
+
+// routeMatches reports whether an echo route path serves path.
+func routeMatches(route, path string) bool {
+	rs, ps := strings.Split(route, "/"), strings.Split(path, "/")
+	if len(rs) != len(ps) {
+		return false
+	}
+	for i := range rs {
+		if !strings.HasPrefix(rs[i], ":") && rs[i] != ps[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestMetricsEndpoint scrapes /metrics: the API's collectors, the parts'
+// metrics and Go's own are on one registry.
+func TestMetricsEndpoint(t *testing.T) {
+	t.Parallel()
+	_, base, key := startServer(t)
+	req, err := http.NewRequest(http.MethodPost, base+"/api/v1/monitors", strings.NewReader(`{"name":"job"}`))
+	require.NoError(t, err)
+	req.Header.Set("X-Api-Key", key)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusCreated, resp.StatusCode)
+
+	code, body := get(t, base+"/metrics")
+	require.Equal(t, http.StatusOK, code)
+	for _, want := range []string{
+		`vigil_monitors{status="new"} 1`,
+		`vigil_incidents_open{kind="missed"} 0`,
+		`vigil_store_scrape_ok 1`,
+		`vigil_api_requests_total{code="201",method="POST",route="/api/v1/monitors"} 1`,
+		`go_goroutines `,
+	} {
+		require.Contains(t, body, want)
+	}
+
+	// The OpenAPI document is served without a key, and is JSON.
+	code, body = get(t, base+"/api/v1/openapi.json")
+	require.Equal(t, http.StatusOK, code)
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal([]byte(body), &doc))
+	require.Equal(t, "3.0.3", doc["openapi"])
+}
