@@ -141,7 +141,7 @@ type DeclarationResult struct {
 // MonitorList is a page of monitors.
 type MonitorList struct {
 	Monitors []Monitor `json:"monitors"`
-	Next     *string   `json:"next" doc:"the URL of the next page; null on the last"`
+	Next     *string   `json:"next" doc:"the path and query of the next page; null on the last"`
 }
 
 // Ping is one received ping.
