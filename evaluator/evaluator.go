@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -24,6 +25,8 @@ type Store interface {
 const (
 	BatchSizeDefault       = 500
 	BatchSizeMax           = 10000
+	WorkersDefault         = 1
+	WorkersMax             = 64
 	PollIntervalDefault    = time.Second
 	PollIntervalMax        = time.Second
 	OutageThresholdDefault = time.Minute
@@ -44,6 +47,11 @@ type Config struct {
 	// BatchSize is how many monitors one claim transaction evaluates;
 	// default BatchSizeDefault.
 	BatchSize int
+	// Workers is how many claim transactions run at once while a burst
+	// of due monitors lasts; default 1. More than one overlaps the
+	// evaluation of one batch with the writing of another, on PostgreSQL;
+	// SQLite's single writer takes them one at a time anyway.
+	Workers int
 	// PollInterval is the longest sleep between two passes; default and
 	// maximum a second.
 	PollInterval time.Duration
@@ -67,12 +75,16 @@ func (c Config) withDefaults() (Config, error) {
 		c.NowFunc = time.Now
 	}
 	c.BatchSize = cmp.Or(c.BatchSize, BatchSizeDefault)
+	c.Workers = cmp.Or(c.Workers, WorkersDefault)
 	c.PollInterval = cmp.Or(c.PollInterval, PollIntervalDefault)
 	c.OutageThreshold = cmp.Or(c.OutageThreshold, OutageThresholdDefault)
 	c.Logger = cmp.Or(c.Logger, slog.New(slog.DiscardHandler))
 	var errs []error
 	if c.BatchSize < 1 || c.BatchSize > BatchSizeMax {
 		errs = append(errs, fmt.Errorf("evaluator batch size: %d is not between 1 and %d", c.BatchSize, BatchSizeMax))
+	}
+	if c.Workers < 1 || c.Workers > WorkersMax {
+		errs = append(errs, fmt.Errorf("evaluator workers: %d is not between 1 and %d", c.Workers, WorkersMax))
 	}
 	if c.PollInterval < time.Millisecond || c.PollInterval > PollIntervalMax {
 		errs = append(errs, fmt.Errorf("evaluator poll interval: %s is not between 1ms and %s", c.PollInterval, PollIntervalMax))
@@ -96,6 +108,14 @@ type Evaluator struct {
 	cfg     Config
 	log     *slog.Logger
 	metrics *metrics
+
+	// mu makes passes one at a time; passMu guards the Pass of the
+	// running one, which its workers share.
+	mu     sync.Mutex
+	passMu sync.Mutex
+	// hb is the last heartbeat, stamped at stamped.
+	hb      *monitors.EvaluatorHeartbeat
+	stamped time.Time
 }
 
 // New returns an evaluator on store. It registers its metrics with
@@ -133,8 +153,10 @@ type Pass struct {
 }
 
 // RunOnce runs one pass: it stamps the shared heartbeat (detecting an
-// outage of Vigil), claims and evaluates due monitors in batches until none
-// is left or PollInterval has passed, and reads the next deadline.
+// outage of Vigil) unless it did less than PollInterval ago, claims and
+// evaluates due monitors in batches until none is left or PollInterval has
+// passed, and reads the next deadline. Passes of one evaluator run one at a
+// time.
 func (e *Evaluator) RunOnce(ctx context.Context) (*Pass, error) {
 	pass, err := e.runOnce(ctx)
 	if err != nil {
@@ -144,38 +166,47 @@ func (e *Evaluator) RunOnce(ctx context.Context) (*Pass, error) {
 }
 
 func (e *Evaluator) runOnce(ctx context.Context) (*Pass, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	start := e.cfg.NowFunc()
-	hb, err := e.store.EvaluatorHeartbeat(ctx, &monitors.EvaluatorHeartbeatParams{Now: start, Threshold: e.cfg.OutageThreshold})
+	opts, outage, err := e.heartbeat(ctx, start)
 	if err != nil {
-		return nil, fmt.Errorf("evaluator heartbeat: %w", err)
+		return nil, err
 	}
-	e.noteOutage(ctx, hb)
-	pass := &Pass{Outage: hb.Outage}
-	opts := hb.TimeOptions()
+	pass := &Pass{Outage: outage}
 
-	for {
-		now := e.cfg.NowFunc()
-		res, err := e.store.MonitorEvaluateDue(ctx, &monitors.EvaluateDueParams{Now: now, Limit: e.cfg.BatchSize, Options: opts})
-		if err != nil {
-			return pass, fmt.Errorf("evaluate due monitors: %w", err)
+	// One claim; when it comes back full, a burst is due: Workers claims
+	// at once until one comes back short or the pass has run its time.
+	full, err := e.claim(ctx, pass, opts)
+	if err == nil && full {
+		var (
+			wg   sync.WaitGroup
+			errs = make([]error, e.cfg.Workers)
+		)
+		for i := range e.cfg.Workers {
+			wg.Go(func() {
+				for {
+					if e.cfg.NowFunc().Sub(start) >= e.cfg.PollInterval {
+						// Stamp the heartbeat again before going on: a
+						// long backlog is not an outage.
+						e.passMu.Lock()
+						pass.More = true
+						e.passMu.Unlock()
+						return
+					}
+					full, err := e.claim(ctx, pass, opts)
+					if err != nil || !full {
+						errs[i] = err
+						return
+					}
+				}
+			})
 		}
-		committed := e.cfg.NowFunc()
-		e.metrics.claimSeconds.Observe(committed.Sub(now).Seconds())
-		pass.Claims++
-		pass.Evaluated += len(res.Evaluated)
-		pass.Opened += e.observe(committed, res.Evaluated)
-		if e.cfg.EvaluatedFunc != nil && len(res.Evaluated) > 0 {
-			e.cfg.EvaluatedFunc(committed, res.Evaluated)
-		}
-		if len(res.Evaluated) < e.cfg.BatchSize {
-			break
-		}
-		if committed.Sub(start) >= e.cfg.PollInterval {
-			// Stamp the heartbeat again before going on: a long backlog
-			// is not an outage.
-			pass.More = true
-			break
-		}
+		wg.Wait()
+		err = errors.Join(errs...)
+	}
+	if err != nil {
+		return pass, err
 	}
 	if pass.Evaluated > 0 {
 		e.log.DebugContext(ctx, "evaluated due monitors", "monitors", pass.Evaluated, "incidents_opened", pass.Opened, "claims", pass.Claims)
@@ -192,6 +223,45 @@ func (e *Evaluator) runOnce(ctx context.Context) (*Pass, error) {
 	}
 	e.metrics.lagSeconds.Set(lag)
 	return pass, nil
+}
+
+// heartbeat stamps the shared heartbeat, at most once per PollInterval, and
+// returns the options claims must use until the next stamp.
+func (e *Evaluator) heartbeat(ctx context.Context, now time.Time) (monitors.TimeOptions, *monitors.Outage, error) {
+	if e.hb != nil && now.Sub(e.stamped) < e.cfg.PollInterval && !now.Before(e.stamped) {
+		// Stamped less than a poll interval ago: no outage can have
+		// begun or ended since, as one needs a gap of OutageThreshold.
+		return e.hb.TimeOptions(), e.hb.Outage, nil
+	}
+	hb, err := e.store.EvaluatorHeartbeat(ctx, &monitors.EvaluatorHeartbeatParams{Now: now, Threshold: e.cfg.OutageThreshold})
+	if err != nil {
+		return monitors.TimeOptions{}, nil, fmt.Errorf("evaluator heartbeat: %w", err)
+	}
+	e.noteOutage(ctx, hb)
+	e.hb, e.stamped = hb, now
+	return hb.TimeOptions(), hb.Outage, nil
+}
+
+// claim runs one claim transaction and adds what it did to pass. It
+// reports whether the claim came back full.
+func (e *Evaluator) claim(ctx context.Context, pass *Pass, opts monitors.TimeOptions) (bool, error) {
+	now := e.cfg.NowFunc()
+	res, err := e.store.MonitorEvaluateDue(ctx, &monitors.EvaluateDueParams{Now: now, Limit: e.cfg.BatchSize, Options: opts})
+	if err != nil {
+		return false, fmt.Errorf("evaluate due monitors: %w", err)
+	}
+	committed := e.cfg.NowFunc()
+	e.metrics.claimSeconds.Observe(committed.Sub(now).Seconds())
+	opened := e.observe(committed, res.Evaluated)
+	if e.cfg.EvaluatedFunc != nil && len(res.Evaluated) > 0 {
+		e.cfg.EvaluatedFunc(committed, res.Evaluated)
+	}
+	e.passMu.Lock()
+	pass.Claims++
+	pass.Evaluated += len(res.Evaluated)
+	pass.Opened += opened
+	e.passMu.Unlock()
+	return len(res.Evaluated) >= e.cfg.BatchSize, nil
 }
 
 // observe counts what a claim did and returns the incidents it opened.

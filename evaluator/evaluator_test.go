@@ -76,17 +76,18 @@ func setup(t *testing.T, open func(t *testing.T) monitors.Store) *testBundle {
 	s := open(t)
 	b := &testBundle{ctx: t.Context(), store: s, prj: storetest.MustProject(t, s), clock: &clock{now: t0},
 		reg: prometheus.NewPedanticRegistry(), logs: &syncBuffer{}}
-	b.ev = b.evaluator(t, b.reg, 7)
+	b.ev = b.evaluator(t, b.reg, 7, 1)
 	return b
 }
 
 // evaluator returns another evaluator on the bundle's store and clock, as
 // another replica would run.
-func (b *testBundle) evaluator(t *testing.T, reg prometheus.Registerer, batch int) *evaluator.Evaluator {
+func (b *testBundle) evaluator(t *testing.T, reg prometheus.Registerer, batch, workers int) *evaluator.Evaluator {
 	t.Helper()
 	ev, err := evaluator.New(b.store, evaluator.Config{
 		NowFunc:    b.clock.Now,
 		BatchSize:  batch,
+		Workers:    workers,
 		Logger:     slog.New(slog.NewTextHandler(b.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		Registerer: reg,
 	})
@@ -386,8 +387,9 @@ func TestReplicasShareTheWork(t *testing.T) {
 		}
 		storetest.MustRecord(t, b.store, pings...)
 	}
-	b.ev = b.evaluator(t, nil, 50)
-	replicas := []*evaluator.Evaluator{b.ev, b.evaluator(t, nil, 50), b.evaluator(t, nil, 50)}
+	// Each replica runs two claims at once during the burst.
+	b.ev = b.evaluator(t, nil, 50, 2)
+	replicas := []*evaluator.Evaluator{b.ev, b.evaluator(t, nil, 50, 2), b.evaluator(t, nil, 50, 2)}
 
 	// runAll runs the replicas at once, each pass after pass, until none is
 	// left due, and returns the passes' totals per replica.
@@ -485,8 +487,9 @@ func TestConfig(t *testing.T) {
 	t.Parallel()
 	require.NoError(t, evaluator.Config{}.Validate())
 	require.NoError(t, evaluator.Config{BatchSize: 1, PollInterval: time.Second, OutageThreshold: 5 * time.Second}.Validate())
-	err := evaluator.Config{BatchSize: -1, PollInterval: 2 * time.Second, OutageThreshold: time.Second}.Validate()
+	err := evaluator.Config{BatchSize: -1, Workers: 100, PollInterval: 2 * time.Second, OutageThreshold: time.Second}.Validate()
 	require.ErrorContains(t, err, "batch size")
+	require.ErrorContains(t, err, "workers")
 	require.ErrorContains(t, err, "poll interval")
 	require.ErrorContains(t, err, "outage threshold")
 	_, err = evaluator.New(nil, evaluator.Config{PollInterval: time.Minute})

@@ -22,6 +22,11 @@ type EvaluatorSettings struct {
 	OutageThreshold time.Duration
 }
 
+// postgresEvaluatorWorkers is how many claims run at once during a burst
+// on PostgreSQL: two overlap the evaluation of one batch with the writing
+// of another. SQLite has one writer, so one.
+const postgresEvaluatorWorkers = 2
+
 func (c EvaluatorSettings) config() evaluator.Config {
 	return evaluator.Config{BatchSize: c.BatchSize, PollInterval: c.PollInterval, OutageThreshold: c.OutageThreshold}
 }
@@ -34,6 +39,9 @@ func (s *Server) evaluatorServices() []func(context.Context) {
 	cfg.NowFunc = s.cfg.NowFunc
 	cfg.Logger = s.logger.With("part", "evaluator")
 	cfg.Registerer = s.Registry
+	if IsPostgresURL(s.cfg.DatabaseURL) {
+		cfg.Workers = postgresEvaluatorWorkers
+	}
 	ev, err := evaluator.New(s.store, cfg)
 	if err != nil {
 		// Config.Validate checked the settings, so only registering the

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/vigilhq/vigil/monitors"
@@ -42,6 +43,7 @@ func (s *Store) MonitorEvaluateDue(ctx context.Context, p *monitors.EvaluateDueP
 			w         writeSet
 			skipped   []*monitors.Monitor
 			postponed int
+			opens     []change
 		)
 		for _, m := range ms {
 			due := *m.NextDeadlineAt
@@ -56,11 +58,21 @@ func (s *Store) MonitorEvaluateDue(ctx context.Context, p *monitors.EvaluateDueP
 				postponed++
 			}
 			w.monitors = append(w.monitors, m)
-			w.changes = append(w.changes, change{m: m, tr: tr})
+			if onlyOpens(tr) {
+				// The common case, every incident a new one: the runs go
+				// through write, the incidents into one statement.
+				w.changes = append(w.changes, change{m: m, tr: &monitors.Transition{Runs: tr.Runs}})
+				opens = append(opens, change{m: m, tr: tr})
+			} else {
+				w.changes = append(w.changes, change{m: m, tr: tr})
+			}
 			res.Evaluated = append(res.Evaluated, monitors.EvaluatedMonitor{MonitorID: m.ID, DueAt: due, Transition: tr})
 		}
 		if err := s.write(ctx, tx, &w); err != nil {
 			return fmt.Errorf("write evaluated monitors: %w", err)
+		}
+		if err := s.openIncidents(ctx, tx, opens); err != nil {
+			return err
 		}
 		for _, m := range skipped {
 			if _, err := tx.Exec(ctx, qMonitorPostpone, m.ID, now.Add(retryUnevaluable)); err != nil {
@@ -83,4 +95,50 @@ func (s *Store) MonitorNextDeadline(ctx context.Context) (*time.Time, error) {
 		return nil, fmt.Errorf("read next deadline: %w", err)
 	}
 	return utcPtr(t), nil
+}
+
+// onlyOpens reports whether every incident change of tr opens an incident,
+// so that they can be written with the others of a claim at once: order
+// matters only between changes to one incident.
+func onlyOpens(tr *monitors.Transition) bool {
+	for _, ic := range tr.Incidents {
+		if ic.Op != monitors.IncidentOpen {
+			return false
+		}
+	}
+	return true
+}
+
+// openIncidents inserts the incidents that changes open, each with its
+// opened event, in one statement: a burst of due monitors costs one
+// statement per claim rather than one per incident. An incident already
+// open is kept, as write does.
+func (s *Store) openIncidents(ctx context.Context, tx pgx.Tx, changes []change) error {
+	var (
+		ids, projects, mids, kinds, summaries []string
+		ats                                   []time.Time
+		runSeqs                               []int64
+	)
+	for _, c := range changes {
+		for _, ic := range c.tr.Incidents {
+			id, err := uuid.NewV7()
+			if err != nil {
+				return fmt.Errorf("new incident id: %w", err)
+			}
+			ids, projects, mids = append(ids, id.String()), append(projects, c.m.ProjectID), append(mids, c.m.ID)
+			kinds, summaries = append(kinds, string(ic.Kind)), append(summaries, ic.Summary)
+			ats, runSeqs = append(ats, ic.At.UTC()), append(runSeqs, ic.RunSeq)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	tag, err := tx.Exec(ctx, qIncidentOpenMany, ids, projects, mids, kinds, ats, summaries, runSeqs)
+	if err != nil {
+		return fmt.Errorf("open incidents: %w", interpret(err))
+	}
+	if n := tag.RowsAffected(); n != int64(len(ids)) {
+		s.log.WarnContext(ctx, "incidents already open; kept the open ones", "opened", n, "asked", len(ids))
+	}
+	return nil
 }

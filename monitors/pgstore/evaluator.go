@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -34,7 +35,18 @@ const (
 	// transaction. An outage is named by its start, which extending it
 	// does not change.
 	qOutagePostponed = `UPDATE outages SET monitors_postponed = monitors_postponed + $2 WHERE started_at = $1`
-	qOutageList      = `SELECT ` + outageCols + ` FROM outages WHERE ($1::bigint = 0 OR id < $1::bigint)
+	// qIncidentOpenMany opens the incidents of a claim, with their opened
+	// events, as qIncidentOpen does one by one. They are opened by time,
+	// so no ping caused them (ping_id 0).
+	qIncidentOpenMany = `WITH ins AS (
+			INSERT INTO incidents (id, project_id, monitor_id, kind, opened_at, summary, run_seq)
+			SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::bigint[])
+			ON CONFLICT (monitor_id, kind) WHERE resolved_at IS NULL DO NOTHING
+			RETURNING id, project_id, monitor_id, opened_at, summary)
+		INSERT INTO incident_events (incident_id, monitor_id, project_id, kind, at, summary)
+		SELECT id, monitor_id, project_id, 'incident.opened', opened_at, summary FROM ins
+		ON CONFLICT DO NOTHING`
+	qOutageList = `SELECT ` + outageCols + ` FROM outages WHERE ($1::bigint = 0 OR id < $1::bigint)
 		ORDER BY id DESC LIMIT $2`
 )
 
@@ -136,4 +148,36 @@ func scanOutage(r pgx.Row) (*monitors.Outage, error) {
 	}
 	o.StartedAt, o.EndedAt, o.SettledAt = o.StartedAt.UTC(), o.EndedAt.UTC(), utcPtr(settled)
 	return &o, nil
+}
+
+// ExplainEvaluateDue returns the plans of the two queries an evaluator pass
+// runs on the monitors table, the claim of MonitorEvaluateDue at now and the
+// look-up of MonitorNextDeadline, as EXPLAIN (ANALYZE, BUFFERS) reports
+// them. They run in a transaction that is rolled back: no row stays locked.
+// Operators and benchmarks use it to check that both read monitors_due_idx,
+// so that their cost follows the due monitors, not all of them.
+func (s *Store) ExplainEvaluateDue(ctx context.Context, now time.Time, limit int) (claim, next string, err error) {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return "", "", fmt.Errorf("begin: %w", err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // read only; nothing to keep
+	explain := func(q string, args ...any) (string, error) {
+		rows, err := tx.Query(ctx, "EXPLAIN (ANALYZE, BUFFERS) "+q, args...)
+		if err != nil {
+			return "", fmt.Errorf("explain: %w", err)
+		}
+		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return "", fmt.Errorf("explain: %w", err)
+		}
+		return strings.Join(lines, "\n"), nil
+	}
+	if claim, err = explain(qMonitorClaimDue, now.UTC(), limit); err != nil {
+		return "", "", err
+	}
+	if next, err = explain(qMonitorNextDeadline); err != nil {
+		return "", "", err
+	}
+	return claim, next, nil
 }
