@@ -1,0 +1,283 @@
+package delivery
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/vigilhq/vigil/monitors"
+	"github.com/vigilhq/vigil/notifiers"
+	"github.com/vigilhq/vigil/notifiers/email"
+	"github.com/vigilhq/vigil/notifiers/kinds"
+)
+
+// ErrKindUnavailable is returned by [Sender.TestChannel] for a channel of
+// a kind this server cannot send to at all: email without an SMTP server.
+var ErrKindUnavailable = errors.New("delivery: this server has no SMTP server configured (VIGIL_SMTP_HOST), so it cannot send e-mail")
+
+// waitMax bounds one wait of a delivery for an earlier one to the same
+// channel, so that it looks again at least this often.
+const waitMax = time.Minute
+
+// Sender makes delivery attempts: it builds a channel's notifier the same
+// way for delivery jobs and for test notifications.
+type Sender struct {
+	cfg     Config
+	metrics *metrics
+}
+
+// verdict is what River should do with a job after an attempt.
+type verdict int
+
+const (
+	// verdictDone completes the job.
+	verdictDone verdict = iota
+	// verdictRetry fails the job, to be tried again after delay.
+	verdictRetry
+	// verdictCancel ends the job for good.
+	verdictCancel
+	// verdictWait puts the job off by delay without counting an attempt.
+	verdictWait
+)
+
+type result struct {
+	verdict verdict
+	err     error
+	delay   time.Duration
+}
+
+// job is what the sender needs of a River job.
+type job struct {
+	args        SendArgs
+	attempt     int // River's attempt number, from 1
+	maxAttempts int
+}
+
+// deliver makes one attempt of a delivery job, logs it in the store, and
+// says what River should do next.
+func (s *Sender) deliver(ctx context.Context, j job) result {
+	st, cfg := s.cfg.Store, s.cfg
+	log := cfg.Logger.With("delivery_id", j.args.DeliveryID, "incident_id", j.args.IncidentID,
+		"channel_id", j.args.ChannelID, "event", j.args.Event)
+
+	d, err := st.DeliveryGet(ctx, j.args.ProjectID, j.args.DeliveryID)
+	if errors.Is(err, monitors.ErrNotFound) {
+		// Its incident, monitor or channel was deleted.
+		log.Info("delivery is gone; nothing to send")
+		return result{verdict: verdictCancel, err: err}
+	}
+	if err != nil {
+		return result{verdict: verdictRetry, err: err, delay: cfg.Backoff.Delay(j.attempt, rand.Float64())}
+	}
+	switch d.State {
+	case monitors.DeliverySent:
+		return result{verdict: verdictDone} // never twice
+	case monitors.DeliveryFailed:
+		return result{verdict: verdictCancel, err: errors.New("the delivery failed already")}
+	}
+	now := cfg.NowFunc()
+	if d.WaitsFor != 0 {
+		wait := cfg.Backoff.Base
+		if d.WaitsForNextAttemptAt != nil {
+			wait = max(d.WaitsForNextAttemptAt.Sub(now), wait)
+		}
+		log.Debug("delivery waits for an earlier one to the same channel", "waits_for", d.WaitsFor)
+		return result{verdict: verdictWait, delay: min(wait, waitMax)}
+	}
+
+	ch, err := st.ChannelGet(ctx, d.ProjectID, d.ChannelID)
+	if errors.Is(err, monitors.ErrNotFound) {
+		log.Info("channel is gone; nothing to send")
+		return result{verdict: verdictCancel, err: err}
+	}
+	if err != nil {
+		return result{verdict: verdictRetry, err: err, delay: cfg.Backoff.Delay(j.attempt, rand.Float64())}
+	}
+	in, err := st.IncidentGet(ctx, d.ProjectID, d.IncidentID)
+	if err == nil {
+		var m *monitors.Monitor
+		if m, err = st.MonitorGet(ctx, d.ProjectID, d.MonitorID); err == nil {
+			return s.attempt(ctx, j, d, ch, NewNotification(d, in, m, now, cfg.BaseURL))
+		}
+	}
+	if errors.Is(err, monitors.ErrNotFound) {
+		log.Info("incident is gone; nothing to send")
+		return result{verdict: verdictCancel, err: err}
+	}
+	return result{verdict: verdictRetry, err: err, delay: cfg.Backoff.Delay(j.attempt, rand.Float64())}
+}
+
+// attempt sends n to ch once and logs the attempt.
+func (s *Sender) attempt(ctx context.Context, j job, d *monitors.Delivery, ch *monitors.Channel, n *notifiers.Notification) result {
+	cfg := s.cfg
+	started := cfg.NowFunc()
+	err := s.send(ctx, ch, n)
+	finished := cfg.NowFunc()
+	if err != nil && ctx.Err() != nil && !errors.Is(err, notifiers.ErrAttemptTimeout) {
+		// The job was cancelled (Vigil is stopping): not an attempt that
+		// failed. River makes the job available again.
+		return result{verdict: verdictRetry, err: ctx.Err()}
+	}
+
+	p := &monitors.DeliveryAttemptRecordParams{ProjectID: d.ProjectID, DeliveryID: d.ID, StartedAt: started,
+		FinishedAt: finished, Outcome: monitors.AttemptSuccess}
+	res := result{verdict: verdictDone}
+	if err != nil {
+		p.Error = s.redact(ch, err.Error())
+		var status *notifiers.HTTPStatusError
+		if errors.As(err, &status) {
+			p.StatusCode = status.StatusCode
+		}
+		res = s.decide(j, d, err, finished, p)
+	}
+	s.metrics.observe(ch.Kind, p.Outcome, finished.Sub(started))
+
+	_, rerr := cfg.Store.DeliveryAttemptRecord(context.WithoutCancel(ctx), p)
+	switch {
+	case errors.Is(rerr, monitors.ErrConflict):
+		// Another run of the job recorded an outcome first.
+		return result{verdict: verdictDone}
+	case errors.Is(rerr, monitors.ErrNotFound):
+		return result{verdict: verdictCancel, err: rerr}
+	case rerr != nil:
+		// The attempt's outcome is lost. Retrying may send again: receivers
+		// that deduplicate by incident id (PagerDuty) take it once.
+		cfg.Logger.Error("cannot log a delivery attempt", "delivery_id", d.ID, "outcome", p.Outcome, "err", rerr)
+		return result{verdict: verdictRetry, err: rerr, delay: cfg.Backoff.Delay(j.attempt, rand.Float64())}
+	}
+
+	log := cfg.Logger.With("delivery_id", d.ID, "incident_id", d.IncidentID, "channel_id", ch.ID, "kind", ch.Kind,
+		"event", string(d.Event), "attempt", d.Attempts+1)
+	switch p.Outcome {
+	case monitors.AttemptSuccess:
+		log.Debug("notification delivered")
+	case monitors.AttemptRetry:
+		log.Warn("notification not delivered; will retry", "status_code", p.StatusCode, "err", p.Error,
+			"next_attempt_at", p.NextAttemptAt)
+	default:
+		log.Error("notification not delivered; giving up", "status_code", p.StatusCode, "err", p.Error)
+	}
+	return res
+}
+
+// decide classifies a failed attempt: permanent, or retried after the
+// receiver's wait or the backoff, unless that falls after the retry window.
+// It fills p's outcome and next attempt time.
+func (s *Sender) decide(j job, d *monitors.Delivery, err error, now time.Time, p *monitors.DeliveryAttemptRecordParams) result {
+	cfg := s.cfg
+	fail := func(msg string) result {
+		p.Outcome = monitors.AttemptFailed
+		if msg != "" {
+			p.Error += " (" + msg + ")"
+		}
+		return result{verdict: verdictCancel, err: errors.New(p.Error)}
+	}
+	if notifiers.IsPermanent(err) {
+		return fail("")
+	}
+	after, _ := notifiers.RetryAfter(err)
+	next := cfg.Backoff.NextAttemptAt(now, d.Attempts+1, after, rand.Float64())
+	if deadline := d.CreatedAt.Add(cfg.RetryWindow); next.After(deadline) {
+		return fail(fmt.Sprintf("gave up: the retry window of %s is over", notifiers.FormatDuration(cfg.RetryWindow)))
+	}
+	if j.maxAttempts > 0 && j.attempt >= j.maxAttempts {
+		return fail(fmt.Sprintf("gave up after %d attempts", j.attempt))
+	}
+	p.Outcome, p.NextAttemptAt = monitors.AttemptRetry, &next
+	return result{verdict: verdictRetry, err: errors.New(p.Error), delay: next.Sub(now)}
+}
+
+// send builds ch's notifier and makes one attempt.
+func (s *Sender) send(ctx context.Context, ch *monitors.Channel, n *notifiers.Notification) error {
+	nt, err := s.notifier(ch)
+	if err != nil {
+		return err
+	}
+	return nt.Notify(ctx, n)
+}
+
+// notifier builds the notifier of ch. A channel whose config no longer
+// builds is a permanent error; an email channel without an SMTP server is
+// a retryable one, as the operator may configure it and restart.
+func (s *Sender) notifier(ch *monitors.Channel) (notifiers.Notifier, error) {
+	if ch.Kind == email.Kind && s.cfg.SMTP == nil {
+		return nil, ErrKindUnavailable
+	}
+	nt, err := kinds.New(ch.Kind, ch.Config, kinds.Deps{
+		HTTPClient: s.cfg.HTTPClient,
+		SMTP:       s.cfg.SMTP,
+		Logger:     s.cfg.Logger,
+		Timeout:    s.cfg.Timeout,
+	})
+	if err != nil {
+		return nil, notifiers.Permanent(fmt.Errorf("channel %s: %s", ch.ID, s.redact(ch, err.Error())))
+	}
+	return nt, nil
+}
+
+// TestChannel sends a test notification to ch in one attempt, built and
+// sent as delivery jobs are, and returns the attempt's error, without
+// secrets. It returns an error matching ErrKindUnavailable for an email
+// channel on a server without SMTP.
+func (s *Sender) TestChannel(ctx context.Context, ch *monitors.Channel) error {
+	n := newTestNotification(ch, s.cfg.NowFunc(), s.cfg.BaseURL)
+	err := s.send(ctx, ch, n)
+	outcome := monitors.AttemptSuccess
+	if err != nil {
+		outcome = monitors.AttemptFailed
+	}
+	s.metrics.observeTest(ch.Kind, outcome)
+	if errors.Is(err, ErrKindUnavailable) {
+		return ErrKindUnavailable
+	}
+	if err != nil {
+		return errors.New(s.redact(ch, err.Error()))
+	}
+	return nil
+}
+
+// redact removes from msg every secret of ch's config and the SMTP
+// password. Notifiers redact their own errors already; this is the second
+// lock on the door, for text that reaches the API, the log and the store.
+func (s *Sender) redact(ch *monitors.Channel, msg string) string {
+	var secrets []string
+	if k, err := kinds.Lookup(ch.Kind); err == nil {
+		var cfg map[string]json.RawMessage
+		if json.Unmarshal(ch.Config, &cfg) == nil {
+			for _, key := range k.SecretKeys() {
+				secrets = append(secrets, secretStrings(cfg[key])...)
+			}
+		}
+	}
+	if s.cfg.SMTP != nil && s.cfg.SMTP.Password != "" {
+		secrets = append(secrets, s.cfg.SMTP.Password)
+	}
+	return notifiers.RedactString(msg, secrets...)
+}
+
+// secretStrings returns the strings in a config value: a string, or the
+// values of an object of strings (webhook headers).
+func secretStrings(raw json.RawMessage) []string {
+	var one string
+	if json.Unmarshal(raw, &one) == nil {
+		if strings.TrimSpace(one) == "" {
+			return nil
+		}
+		return append([]string{one}, notifiers.URLSecrets(one)[1:]...)
+	}
+	var many map[string]string
+	if json.Unmarshal(raw, &many) == nil {
+		out := make([]string, 0, len(many))
+		for _, v := range many {
+			if strings.TrimSpace(v) != "" {
+				out = append(out, v)
+			}
+		}
+		return out
+	}
+	return nil
+}
