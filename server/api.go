@@ -44,10 +44,14 @@ func (s *Server) mountAPI(e *echo.Echo) {
 		Registerer: s.Registry,
 	}
 	if p, ok := any(s).(channelTesterProvider); ok {
-		cfg.ChannelTester = p.apiChannelTester()
+		if t := p.apiChannelTester(); t != nil {
+			cfg.ChannelTester = t
+		}
 	}
 	if p, ok := any(s).(deliveryListerProvider); ok {
-		cfg.Deliveries = p.apiDeliveryLister()
+		if l := p.apiDeliveryLister(); l != nil {
+			cfg.Deliveries = l
+		}
 	}
 	h, err := api.New(cfg)
 	if err != nil {
