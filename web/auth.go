@@ -208,9 +208,12 @@ func (h *Handler) csrfOK(c echo.Context, v *viewer) bool {
 	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(v.Session.CSRFToken)) == 1
 }
 
+// setSessionCookie gives the browser the session's token until the
+// session expires. Max-Age rather than Expires: the browser's clock need
+// not agree with ours.
 func (h *Handler) setSessionCookie(c echo.Context, token string, expires time.Time) {
 	c.SetCookie(&http.Cookie{
-		Name: h.sessionCookieName(), Value: token, Path: "/", Expires: expires,
+		Name: h.sessionCookieName(), Value: token, Path: "/", MaxAge: int(expires.Sub(h.now()).Seconds()),
 		HttpOnly: true, Secure: h.secure, SameSite: http.SameSiteLaxMode,
 	})
 }

@@ -1,0 +1,121 @@
+package web
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/vigilhq/vigil/monitors"
+	"github.com/vigilhq/vigil/notifiers/kinds"
+)
+
+func TestParseFormDuration(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]int64{
+		"": 0, "90": 90, "90s": 90, "5m": 300, "1h30m": 5400, "2d": 172800, "1.5h": 5400, " 1h 5m ": 3900, "1D": 86400,
+	} {
+		got, err := parseFormDuration(in)
+		require.NoError(t, err, in)
+		require.Equal(t, want, got, in)
+	}
+	for _, in := range []string{"soon", "5x", "m", "-5", "1h-5m", "4000d"} {
+		_, err := parseFormDuration(in)
+		require.Error(t, err, in)
+	}
+	for _, secs := range []int64{1, 59, 60, 90, 3600, 5400, 86400, 90061} {
+		back, err := parseFormDuration(formDuration(secs))
+		require.NoError(t, err)
+		require.Equal(t, secs, back, "formDuration(%d) = %q reads back", secs, formDuration(secs))
+	}
+}
+
+func TestRelative(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+	for d, want := range map[time.Duration]string{
+		0: "just now", time.Second: "just now", 12 * time.Minute: "in 12 min", -3 * time.Minute: "3 min ago",
+		45 * time.Second: "in 45 s", 2*time.Hour + 5*time.Minute: "in 2 h 5 min", -30 * time.Hour: "30 h ago",
+		-3 * 24 * time.Hour: "3 days ago", 24 * 90 * time.Hour: "in 3 months",
+	} {
+		require.Equal(t, want, relative(now.Add(d), now), d)
+	}
+}
+
+func TestPlainDuration(t *testing.T) {
+	t.Parallel()
+	for d, want := range map[time.Duration]string{
+		3 * time.Second: "3 seconds", time.Minute: "1 minute", 90 * time.Minute: "1 hour 30 minutes",
+		26*time.Hour + time.Minute: "1 day 2 hours", 0: "0 seconds",
+	} {
+		require.Equal(t, want, plainDuration(d))
+	}
+}
+
+func TestScheduleWords(t *testing.T) {
+	t.Parallel()
+	w, z := scheduleWords(monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: "30 2 * * *", TZ: "Europe/Berlin"})
+	require.Equal(t, "at 02:30 every day", w)
+	require.Equal(t, "Europe/Berlin", z)
+	w, z = scheduleWords(monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: "@hourly"})
+	require.Equal(t, "every hour", w)
+	require.Equal(t, "UTC", z)
+	w, z = scheduleWords(monitors.ScheduleSpec{Kind: monitors.ScheduleInterval, EverySeconds: 900})
+	require.Equal(t, "every 15 minutes, counted from the last ping", w)
+	require.Empty(t, z)
+}
+
+func TestSparkline(t *testing.T) {
+	t.Parallel()
+	require.Contains(t, string(sparkline(nil)), "no runs yet")
+	ms := func(v int64) *int64 { return &v }
+	runs := []*monitors.Run{ // newest first
+		{Outcome: monitors.RunSucceeded, DurationMS: ms(3000)},
+		{Outcome: monitors.RunFailed, DurationMS: ms(9000)},
+		{Outcome: ""},
+		{Outcome: monitors.RunSucceeded, DurationMS: ms(1000)},
+	}
+	svg := string(sparkline(runs))
+	require.Contains(t, svg, `role="img" aria-label="Last 3 runs: median 3.0 s, longest 9.0 s, 1 failed"`)
+	require.Equal(t, 1, strings.Count(svg, `class="spark-fail"`))
+	require.Contains(t, svg, "<polyline")
+}
+
+// TestChannelKindsMatchRegistry keeps the channel forms in step with
+// notifiers/kinds: every kind, in its order, with exactly its keys.
+func TestChannelKindsMatchRegistry(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, kinds.Names(), func() []string {
+		var names []string
+		for _, k := range channelKinds {
+			names = append(names, k.Name)
+		}
+		return names
+	}())
+	for _, ck := range channelKinds {
+		k, err := kinds.Lookup(ck.Name)
+		require.NoError(t, err)
+		var keys []string
+		for _, f := range ck.Fields {
+			keys = append(keys, f.Key)
+			require.NotEmpty(t, f.Label)
+			require.True(t, slices.Contains([]string{"text", "url", "password", "lines", "headers", "textarea", "select"}, f.Input), f.Input)
+		}
+		require.ElementsMatch(t, k.Keys(), keys, ck.Name)
+	}
+}
+
+func TestPreviewTimesFollowTheZone(t *testing.T) {
+	t.Parallel()
+	// 02:30 in New York is skipped by the spring change of 8 March 2026:
+	// it runs once right after the gap.
+	d := preview("cron", "30 2 * * *", "America/New_York", "", time.Date(2026, 3, 7, 12, 0, 0, 0, time.UTC))
+	require.Empty(t, d.Error)
+	require.Equal(t, "At 02:30 every day", d.Words)
+	require.Equal(t, []string{
+		"Sun 8 Mar 2026, 03:00:00 EDT", "Mon 9 Mar 2026, 02:30:00 EDT", "Tue 10 Mar 2026, 02:30:00 EDT",
+		"Wed 11 Mar 2026, 02:30:00 EDT", "Thu 12 Mar 2026, 02:30:00 EDT",
+	}, d.Times)
+}

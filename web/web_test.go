@@ -1,0 +1,673 @@
+package web_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/time/rate"
+
+	"github.com/vigilhq/vigil/internal/testdb"
+	"github.com/vigilhq/vigil/keys"
+	"github.com/vigilhq/vigil/monitors"
+	"github.com/vigilhq/vigil/web"
+)
+
+// clock is a settable time source.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+type bundle struct {
+	store   monitors.Store
+	srv     *httptest.Server
+	clock   *clock
+	project *monitors.Project
+}
+
+type option func(*web.Config)
+
+func setup(t *testing.T, opts ...option) *bundle {
+	t.Helper()
+	store := testdb.SQLite(t)
+	clk := &clock{t: time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)}
+	p, err := store.ProjectCreate(context.Background(), &monitors.ProjectCreateParams{ID: keys.NewID(), Name: "Default",
+		PingKey: keys.NewProjectPingKey(), Now: clk.now()})
+	require.NoError(t, err)
+	cfg := web.Config{Store: store, BaseURL: "http://vigil.test", NowFunc: clk.now, Logger: testdb.Logger(t)}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	h, err := web.New(cfg)
+	require.NoError(t, err)
+	e := echo.New()
+	h.Register(e)
+	srv := httptest.NewServer(e)
+	t.Cleanup(srv.Close)
+	return &bundle{store: store, srv: srv, clock: clk, project: p}
+}
+
+// client is a browser: it keeps cookies and does not follow redirects.
+type client struct {
+	t    *testing.T
+	b    *bundle
+	http *http.Client
+}
+
+func (b *bundle) client(t *testing.T) *client {
+	jar, err := cookiejar.New(nil)
+	require.NoError(t, err)
+	return &client{t: t, b: b, http: &http.Client{Jar: jar,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+}
+
+type response struct {
+	status   int
+	body     string
+	location string
+	header   http.Header
+}
+
+func (c *client) do(method, path string, form url.Values, header map[string]string) response {
+	c.t.Helper()
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	req, err := http.NewRequest(method, c.b.srv.URL+path, body)
+	require.NoError(c.t, err)
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := c.http.Do(req)
+	require.NoError(c.t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(c.t, err)
+	return response{status: resp.StatusCode, body: string(b), location: resp.Header.Get("Location"), header: resp.Header}
+}
+
+func (c *client) get(path string) response { return c.do(http.MethodGet, path, nil, nil) }
+
+func (c *client) post(path string, form url.Values) response {
+	return c.do(http.MethodPost, path, form, nil)
+}
+
+var csrfRE = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
+
+// csrf reads the session's CSRF token from a page.
+func (c *client) csrf() string {
+	c.t.Helper()
+	r := c.get("/keys")
+	m := csrfRE.FindStringSubmatch(r.body)
+	require.NotNil(c.t, m, "no CSRF token in %s", r.body)
+	return m[1]
+}
+
+// postForm posts a form of the signed-in session, with its CSRF token.
+func (c *client) postForm(path string, form url.Values) response {
+	c.t.Helper()
+	if form == nil {
+		form = url.Values{}
+	}
+	form.Set("csrf", c.csrf())
+	return c.post(path, form)
+}
+
+func (b *bundle) user(t *testing.T, email, password string, projectIDs ...string) *monitors.User {
+	t.Helper()
+	hash, err := web.HashPassword(password)
+	require.NoError(t, err)
+	u, err := b.store.UserCreate(context.Background(), &monitors.UserCreateParams{ID: keys.NewID(), Email: email,
+		PasswordHash: hash, ProjectIDs: projectIDs, Now: b.clock.now()})
+	require.NoError(t, err)
+	return u
+}
+
+// signIn returns a client signed in as a new member of the projects.
+func (b *bundle) signIn(t *testing.T, email string, projectIDs ...string) *client {
+	t.Helper()
+	b.user(t, email, "password-of-"+email, projectIDs...)
+	c := b.client(t)
+	r := c.post("/login", url.Values{"email": {email}, "password": {"password-of-" + email}})
+	require.Equal(t, http.StatusSeeOther, r.status, r.body)
+	return c
+}
+
+func (b *bundle) monitor(t *testing.T, projectID, slug string) *monitors.Monitor {
+	t.Helper()
+	now := b.clock.now()
+	m := &monitors.Monitor{ID: keys.NewID(), ProjectID: projectID, Name: slug, Slug: slug, PingKey: keys.NewPingKey(),
+		CreatedAt: now, UpdatedAt: now}
+	m.ApplyDefaults()
+	require.NoError(t, b.store.MonitorInsert(context.Background(), m))
+	return m
+}
+
+func sessionCookie(t *testing.T, r response) *http.Cookie {
+	t.Helper()
+	for _, ck := range (&http.Response{Header: r.header}).Cookies() {
+		if strings.HasSuffix(ck.Name, "vigil_session") {
+			return ck
+		}
+	}
+	t.Fatalf("no session cookie in %v", r.header)
+	return nil
+}
+
+func TestFirstAccount(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	c := b.client(t)
+
+	r := c.get("/")
+	require.Equal(t, http.StatusOK, r.status)
+	require.Contains(t, r.body, "Create the first account")
+	require.Contains(t, r.body, "joins the project <strong>Default</strong>")
+
+	r = c.post("/setup", url.Values{"email": {"ada@example.com"}, "password": {"long enough 1"}, "password2": {"different 12"}})
+	require.Equal(t, http.StatusUnprocessableEntity, r.status)
+	require.Contains(t, r.body, "The two passwords differ.")
+	r = c.post("/setup", url.Values{"email": {"ada@example.com"}, "password": {"short"}, "password2": {"short"}})
+	require.Equal(t, http.StatusUnprocessableEntity, r.status)
+	require.Contains(t, r.body, "at least 10 characters")
+
+	r = c.post("/setup", url.Values{"email": {"ada@example.com"}, "password": {"long enough 1"}, "password2": {"long enough 1"}})
+	require.Equal(t, http.StatusSeeOther, r.status, r.body)
+	ck := sessionCookie(t, r)
+	require.Equal(t, "vigil_session", ck.Name)
+	require.True(t, ck.HttpOnly)
+	require.Equal(t, http.SameSiteLaxMode, ck.SameSite)
+	require.False(t, ck.Secure, "http base URL")
+
+	r = c.get("/")
+	require.Equal(t, http.StatusOK, r.status)
+	require.Contains(t, r.body, "No monitors yet")
+	u, err := b.store.UserGetByEmail(context.Background(), "ada@example.com")
+	require.NoError(t, err)
+	projects, err := b.store.ProjectListByUser(context.Background(), u.ID)
+	require.NoError(t, err)
+	require.Equal(t, b.project.ID, projects[0].ID, "the first account joins the first project")
+
+	// The form is closed once an account exists, whoever posts it.
+	other := b.client(t)
+	r = other.get("/")
+	require.Equal(t, http.StatusSeeOther, r.status)
+	require.Equal(t, "/login", r.location)
+	r = other.post("/setup", url.Values{"email": {"eve@example.com"}, "password": {"long enough 2"}, "password2": {"long enough 2"}})
+	require.Equal(t, http.StatusConflict, r.status)
+	n, err := b.store.UserCount(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+}
+
+func TestSignInAndOut(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.user(t, "ada@example.com", "correct horse battery", b.project.ID)
+	c := b.client(t)
+
+	r := c.get("/monitors/new")
+	require.Equal(t, http.StatusSeeOther, r.status)
+	require.Equal(t, "/login?next=%2Fmonitors%2Fnew", r.location)
+
+	r = c.post("/login", url.Values{"email": {"ada@example.com"}, "password": {"wrong password"}})
+	require.Equal(t, http.StatusUnauthorized, r.status)
+	require.Contains(t, r.body, "That email and password do not match an account.")
+	r = c.post("/login", url.Values{"email": {"nobody@example.com"}, "password": {"wrong password"}})
+	require.Equal(t, http.StatusUnauthorized, r.status)
+	require.Contains(t, r.body, "That email and password do not match an account.", "the same answer: no one learns which emails have accounts")
+
+	r = c.post("/login", url.Values{"email": {"ADA@example.com"}, "password": {"correct horse battery"}, "next": {"/monitors/new"}})
+	require.Equal(t, http.StatusSeeOther, r.status)
+	require.Equal(t, "/monitors/new", r.location)
+	token := sessionCookie(t, r).Value
+
+	// The store keeps the token's hash only.
+	_, err := b.store.SessionGet(context.Background(), &monitors.SessionGetParams{TokenHash: token, Now: b.clock.now()})
+	require.ErrorIs(t, err, monitors.ErrNotFound)
+
+	// Sign-out needs the CSRF token, then ends the session for good.
+	r = c.post("/logout", url.Values{})
+	require.Equal(t, http.StatusForbidden, r.status)
+	r = c.postForm("/logout", nil)
+	require.Equal(t, http.StatusSeeOther, r.status)
+	require.Equal(t, "/login", r.location)
+	replay := b.client(t)
+	u, _ := url.Parse(b.srv.URL)
+	replay.http.Jar.SetCookies(u, []*http.Cookie{{Name: "vigil_session", Value: token}})
+	r = replay.get("/settings")
+	require.Equal(t, http.StatusSeeOther, r.status, "a signed-out session's cookie signs no one in")
+
+	// Off-site destinations after sign-in are refused.
+	r = c.post("/login", url.Values{"email": {"ada@example.com"}, "password": {"correct horse battery"}, "next": {"//evil.example/x"}})
+	require.Equal(t, "/", r.location)
+}
+
+func TestSessionExpires(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	c := b.signIn(t, "ada@example.com", b.project.ID)
+	require.Equal(t, http.StatusOK, c.get("/settings").status)
+
+	// Used within its lifetime, a session is renewed.
+	b.clock.advance(web.SessionLifetime - time.Hour)
+	require.Equal(t, http.StatusOK, c.get("/settings").status)
+	b.clock.advance(web.SessionLifetime - time.Hour)
+	require.Equal(t, http.StatusOK, c.get("/settings").status)
+
+	// Unused for its lifetime, it expires.
+	b.clock.advance(web.SessionLifetime)
+	r := c.get("/settings")
+	require.Equal(t, http.StatusSeeOther, r.status)
+	require.True(t, strings.HasPrefix(r.location, "/login"))
+}
+
+func TestSecureCookiesOnHTTPS(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(c *web.Config) { c.BaseURL = "https://vigil.example.com" })
+	b.user(t, "ada@example.com", "correct horse battery", b.project.ID)
+	r := b.client(t).post("/login", url.Values{"email": {"ada@example.com"}, "password": {"correct horse battery"}})
+	require.Equal(t, http.StatusSeeOther, r.status)
+	ck := sessionCookie(t, r)
+	require.Equal(t, "__Host-vigil_session", ck.Name)
+	require.True(t, ck.Secure)
+	require.True(t, ck.HttpOnly)
+	require.Equal(t, "/", ck.Path)
+}
+
+func TestCSRF(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	c := b.signIn(t, "ada@example.com", b.project.ID)
+	form := url.Values{"name": {"nightly"}, "schedule_kind": {"interval"}, "every": {"1h"}, "grace": {"5m"},
+		"alert_on_failure": {"final"}, "overlap": {"alert"}, "failure_threshold": {"1"}, "recovery_threshold": {"1"}}
+
+	r := c.post("/monitors", form)
+	require.Equal(t, http.StatusForbidden, r.status, "no token")
+	form.Set("csrf", "forged")
+	r = c.post("/monitors", form)
+	require.Equal(t, http.StatusForbidden, r.status, "a wrong token")
+
+	form.Set("csrf", c.csrf())
+	r = c.do(http.MethodPost, "/monitors", form, map[string]string{"Sec-Fetch-Site": "cross-site"})
+	require.Equal(t, http.StatusForbidden, r.status, "a request from another site, even with the token")
+	r = c.do(http.MethodPost, "/monitors", form, map[string]string{"Origin": "https://evil.example"})
+	require.Equal(t, http.StatusForbidden, r.status)
+	list, err := b.store.MonitorList(context.Background(), &monitors.MonitorListParams{ProjectID: b.project.ID})
+	require.NoError(t, err)
+	require.Empty(t, list, "nothing refused was stored")
+
+	r = c.post("/monitors", form)
+	require.Equal(t, http.StatusSeeOther, r.status, r.body)
+
+	// htmx sends the token as a header.
+	m := b.monitor(t, b.project.ID, "htmx-paused")
+	r = c.do(http.MethodPost, "/monitors/"+m.ID+"/pause", url.Values{}, map[string]string{"X-CSRF-Token": c.csrf(), "HX-Request": "true"})
+	require.Equal(t, http.StatusNoContent, r.status)
+	require.Equal(t, "/monitors/"+m.ID, r.header.Get("HX-Redirect"))
+}
+
+func TestProjectsAreSeparate(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	other, err := b.store.ProjectCreate(ctx, &monitors.ProjectCreateParams{ID: keys.NewID(), Name: "Team B",
+		PingKey: keys.NewProjectPingKey(), Now: b.clock.now().Add(time.Minute)})
+	require.NoError(t, err)
+	ours := b.monitor(t, b.project.ID, "ours-nightly")
+	theirs := b.monitor(t, other.ID, "theirs-secret")
+	ch, err := b.store.ChannelCreate(ctx, &monitors.ChannelCreateParams{ID: keys.NewID(), ProjectID: other.ID, Kind: "webhook",
+		Name: "their hook", Config: json.RawMessage(`{"url":"https://hooks.example.com/x","secret":"their-secret-value"}`), Now: b.clock.now()})
+	require.NoError(t, err)
+	key, err := b.store.APIKeyCreate(ctx, &monitors.APIKeyCreateParams{ID: keys.NewID(), ProjectID: other.ID, Name: "their key",
+		Prefix: "vk_abc", Hash: "h", Now: b.clock.now()})
+	require.NoError(t, err)
+
+	c := b.signIn(t, "ada@example.com", b.project.ID)
+	r := c.get("/")
+	require.Contains(t, r.body, "ours-nightly")
+	require.NotContains(t, r.body, "theirs-secret")
+	for _, path := range []string{"/monitors/" + theirs.ID, "/monitors/" + theirs.ID + "/edit", "/channels/" + ch.ID + "/edit"} {
+		r := c.get(path)
+		require.Equal(t, http.StatusNotFound, r.status, path)
+		require.NotContains(t, r.body, "theirs-secret")
+		require.NotContains(t, r.body, "their hook")
+	}
+	for _, path := range []string{"/monitors/" + theirs.ID + "/pause", "/monitors/" + theirs.ID + "/delete",
+		"/channels/" + ch.ID + "/delete", "/keys/" + key.ID + "/revoke"} {
+		require.Equal(t, http.StatusNotFound, c.postForm(path, nil).status, path)
+	}
+	got, err := b.store.MonitorGet(ctx, other.ID, theirs.ID)
+	require.NoError(t, err)
+	require.False(t, got.Paused)
+	keysLeft, err := b.store.APIKeyList(ctx, other.ID)
+	require.NoError(t, err)
+	require.Nil(t, keysLeft[0].RevokedAt)
+	require.NotContains(t, c.get("/channels").body, "their hook")
+	require.NotContains(t, c.get("/keys").body, "their key")
+
+	// Switching to a project one is not a member of is refused too.
+	r = c.postForm("/project", url.Values{"project": {other.ID}})
+	require.Equal(t, http.StatusNotFound, r.status)
+
+	// A member of both sees both, one project at a time.
+	both := b.signIn(t, "bo@example.com", b.project.ID, other.ID)
+	require.Contains(t, both.get("/").body, "ours-nightly")
+	r = both.postForm("/project", url.Values{"project": {other.ID}})
+	require.Equal(t, http.StatusSeeOther, r.status)
+	body := both.get("/").body
+	require.Contains(t, body, "theirs-secret")
+	require.NotContains(t, body, "ours-nightly")
+	require.Equal(t, http.StatusOK, both.get("/monitors/"+ours.ID).status, "a monitor's page opens in its own project")
+}
+
+func TestSchedulePreview(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	c := b.signIn(t, "ada@example.com", b.project.ID)
+	for _, tt := range []struct {
+		query string
+		want  []string
+	}{
+		{"schedule_kind=cron&expr=30+2+*+*+*&tz=Europe/Berlin", []string{"At 02:30 every day", "Europe/Berlin",
+			"Tue 3 Mar 2026, 02:30:00 CET", "Sat 7 Mar 2026, 02:30:00 CET"}},
+		{"schedule_kind=cron&expr=*/15+*+*+*+*", []string{"Every 15 minutes", "UTC", "Mon 2 Mar 2026, 09:15:00 UTC"}},
+		{"schedule_kind=cron&expr=61+*+*+*+*", []string{"Cron expression: minute", "61"}},
+		{"schedule_kind=cron&expr=0+0+30+2+*", []string{"Cron expression:", "never"}},
+		{"schedule_kind=cron&expr=0+*+*+*+*&tz=Mars/Olympus", []string{"Time zone: unknown time zone &#34;Mars/Olympus&#34;"}},
+		{"schedule_kind=cron&expr=", []string{"Cron expression: enter one"}},
+		{"schedule_kind=interval&every=90s", []string{"Expects a ping every 1 minute 30 seconds, counted from the last ping."}},
+		{"schedule_kind=interval&every=1h30m", []string{"every 1 hour 30 minutes"}},
+		{"schedule_kind=interval&every=soon", []string{"Interval: &#34;soon&#34; is not a duration"}},
+	} {
+		r := c.get("/schedule/preview?" + tt.query)
+		require.Equal(t, http.StatusOK, r.status)
+		require.NotContains(t, r.body, "<html", "a fragment")
+		for _, w := range tt.want {
+			require.Contains(t, r.body, w, tt.query)
+		}
+	}
+}
+
+func TestMonitorForm(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	c := b.signIn(t, "ada@example.com", b.project.ID)
+	form := url.Values{"name": {"Nightly import"}, "tags": {"etl, nightly etl"}, "schedule_kind": {"cron"},
+		"expr": {"0 2 * * *"}, "tz": {"Europe/Berlin"}, "grace": {"10m"}, "max_runtime": {"1h"}, "deadline": {""},
+		"alert_on_failure": {"every_attempt"}, "overlap": {"ignore"}, "failure_threshold": {"2"}, "recovery_threshold": {"1"}}
+	r := c.postForm("/monitors", form)
+	require.Equal(t, http.StatusSeeOther, r.status, r.body)
+	m, err := b.store.MonitorGetBySlug(ctx, b.project.ID, "nightly-import")
+	require.NoError(t, err)
+	require.Equal(t, "/monitors/"+m.ID, r.location)
+	require.Equal(t, []string{"etl", "nightly"}, m.Tags)
+	require.Equal(t, monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: "0 2 * * *", TZ: "Europe/Berlin"}, m.Schedule)
+	require.EqualValues(t, 600, m.GraceSeconds)
+	require.EqualValues(t, 3600, m.MaxRuntimeSeconds)
+	require.Equal(t, monitors.AlertEveryAttempt, m.AlertOnFailure)
+	require.Equal(t, monitors.OverlapIgnore, m.Overlap)
+	require.Equal(t, 2, m.FailureThreshold)
+	require.True(t, keys.IsPingKey(m.PingKey))
+
+	page := c.get(r.location).body
+	require.Contains(t, page, "Created. Add its ping URL to your job")
+	require.Contains(t, page, "http://vigil.test/ping/"+m.PingKey)
+	require.Contains(t, page, "At 02:00 every day (Europe/Berlin)")
+	require.Contains(t, page, "CRON_TZ=Europe/Berlin\n0 2 * * * /path/to/job")
+
+	// Mistakes are shown next to their fields, in words, and nothing is
+	// stored.
+	bad := url.Values{}
+	for k, v := range form {
+		bad[k] = v
+	}
+	bad.Set("grace", "soon")
+	r = c.postForm("/monitors", bad)
+	require.Equal(t, http.StatusUnprocessableEntity, r.status)
+	require.Contains(t, r.body, "Grace period: &#34;soon&#34; is not a duration")
+	require.Contains(t, r.body, `aria-invalid="true"`)
+	bad.Set("grace", "5m")
+	r = c.postForm("/monitors", bad)
+	require.Equal(t, http.StatusUnprocessableEntity, r.status, "the slug is taken")
+	require.Contains(t, r.body, "Slug: another monitor of this project is called &#34;nightly-import&#34;")
+	bad.Set("slug", "other")
+	bad.Set("expr", "0 0 30 2 *")
+	r = c.postForm("/monitors", bad)
+	require.Equal(t, http.StatusUnprocessableEntity, r.status)
+	require.Contains(t, r.body, "Cron expression:")
+	list, err := b.store.MonitorList(ctx, &monitors.MonitorListParams{ProjectID: b.project.ID})
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+
+	// An edit reconfigures the monitor and marks what the person changed.
+	edit := url.Values{}
+	for k, v := range form {
+		edit[k] = v
+	}
+	edit.Set("schedule_kind", "interval")
+	edit.Set("every", "15m")
+	edit.Set("grace", "10m")
+	r = c.postForm("/monitors/"+m.ID, edit)
+	require.Equal(t, http.StatusSeeOther, r.status, r.body)
+	m, err = b.store.MonitorGet(ctx, b.project.ID, m.ID)
+	require.NoError(t, err)
+	require.Equal(t, monitors.ScheduleSpec{Kind: monitors.ScheduleInterval, EverySeconds: 900}, m.Schedule)
+	fields, err := b.store.MonitorPersonFields(ctx, b.project.ID, []string{m.ID})
+	require.NoError(t, err)
+	require.Equal(t, []string{"schedule"}, fields[m.ID])
+	require.Contains(t, c.get("/monitors/"+m.ID+"/edit").body, `value="15m"`)
+
+	// Pause, resume, delete.
+	require.Equal(t, http.StatusSeeOther, c.postForm("/monitors/"+m.ID+"/pause", nil).status)
+	m, err = b.store.MonitorGet(ctx, b.project.ID, m.ID)
+	require.NoError(t, err)
+	require.True(t, m.Paused)
+	require.Equal(t, monitors.StatusPaused, m.State.Status)
+	require.Equal(t, http.StatusSeeOther, c.postForm("/monitors/"+m.ID+"/resume", nil).status)
+	m, err = b.store.MonitorGet(ctx, b.project.ID, m.ID)
+	require.NoError(t, err)
+	require.False(t, m.Paused)
+	require.Equal(t, http.StatusSeeOther, c.postForm("/monitors/"+m.ID+"/delete", nil).status)
+	_, err = b.store.MonitorGet(ctx, b.project.ID, m.ID)
+	require.ErrorIs(t, err, monitors.ErrNotFound)
+}
+
+func TestMonitorListFiltersAndFragment(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	a := b.monitor(t, b.project.ID, "alpha-backup")
+	b.monitor(t, b.project.ID, "beta-report")
+	res, err := b.store.PingRecordBatch(ctx, &monitors.PingRecordBatchParams{Pings: []*monitors.PingRecordParams{
+		{PingKey: a.PingKey, Ping: monitors.Ping{Kind: monitors.PingStart, At: b.clock.now().Add(-time.Minute)}},
+		{PingKey: a.PingKey, Ping: monitors.Ping{Kind: monitors.PingSuccess, At: b.clock.now()}},
+	}})
+	require.NoError(t, err)
+	require.NoError(t, res[1].Err)
+	c := b.signIn(t, "ada@example.com", b.project.ID)
+
+	body := c.get("/").body
+	require.Contains(t, body, "alpha-backup")
+	require.Contains(t, body, "beta-report")
+	require.Contains(t, body, `aria-label="Last 1 runs: median 1m00s, longest 1m00s"`)
+
+	body = c.get("/?status=up").body
+	require.Contains(t, body, "alpha-backup")
+	require.NotContains(t, body, ">beta-report<")
+	body = c.get("/?q=BETA").body
+	require.Contains(t, body, ">beta-report<")
+	require.NotContains(t, body, ">alpha-backup<")
+
+	// htmx's refresh gets the rows only, with the same filter.
+	r := c.do(http.MethodGet, "/?q=beta", nil, map[string]string{"HX-Request": "true", "HX-Target": "monitor-rows"})
+	require.Equal(t, http.StatusOK, r.status)
+	require.NotContains(t, r.body, "<html")
+	require.Contains(t, r.body, `id="monitor-rows" hx-get="/?q=beta"`)
+	require.Contains(t, r.body, ">beta-report<")
+}
+
+func TestAPIKeyShownOnce(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	c := b.signIn(t, "ada@example.com", b.project.ID)
+	r := c.postForm("/keys", url.Values{"name": {"deploy"}, "read_only": {"on"}})
+	require.Equal(t, http.StatusCreated, r.status)
+	key := regexp.MustCompile(`value="(vk_[A-Za-z0-9_-]+)"`).FindStringSubmatch(r.body)
+	require.NotNil(t, key, r.body)
+	require.Contains(t, r.body, "it will not be shown again")
+
+	stored, err := b.store.APIKeyGetByHash(context.Background(), keys.HashAPIKey(key[1]))
+	require.NoError(t, err)
+	require.True(t, stored.ReadOnly)
+	require.Equal(t, "deploy", stored.Name)
+	require.NotContains(t, c.get("/keys").body, key[1], "shown once")
+
+	require.Equal(t, http.StatusSeeOther, c.postForm("/keys/"+stored.ID+"/revoke", nil).status)
+	_, err = b.store.APIKeyGetByHash(context.Background(), keys.HashAPIKey(key[1]))
+	require.ErrorIs(t, err, monitors.ErrNotFound)
+	require.Contains(t, c.get("/keys").body, "revoked")
+}
+
+func TestChannelSecretsAreWriteOnly(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	c := b.signIn(t, "ada@example.com", b.project.ID)
+
+	r := c.postForm("/channels", url.Values{"kind": {"webhook"}, "name": {"ops"}, "url": {"not a url"}})
+	require.Equal(t, http.StatusUnprocessableEntity, r.status)
+	require.Contains(t, r.body, "URL: ")
+
+	r = c.postForm("/channels", url.Values{"kind": {"webhook"}, "name": {"ops"}, "url": {"https://hooks.example.com/vigil"},
+		"secret": {"a-secret-of-some-length"}, "headers": {"Authorization: Bearer tok-123"}, "is_default": {"on"}})
+	require.Equal(t, http.StatusSeeOther, r.status, r.body)
+	list, err := b.store.ChannelList(ctx, &monitors.ChannelListParams{ProjectID: b.project.ID})
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+	ch := list[0]
+	require.True(t, ch.IsDefault)
+	require.JSONEq(t, `{"url":"https://hooks.example.com/vigil","secret":"a-secret-of-some-length","headers":{"Authorization":"Bearer tok-123"}}`, string(ch.Config))
+
+	for _, page := range []string{"/channels", "/channels/" + ch.ID + "/edit"} {
+		body := c.get(page).body
+		require.Contains(t, body, "https://hooks.example.com/vigil")
+		require.NotContains(t, body, "a-secret-of-some-length", page)
+		require.NotContains(t, body, "tok-123", page)
+	}
+
+	// Saving without retyping the secrets keeps them; "remove" drops one.
+	r = c.postForm("/channels/"+ch.ID, url.Values{"name": {"ops on-call"}, "url": {"https://hooks.example.com/v2"}, "clear_headers": {"on"}})
+	require.Equal(t, http.StatusSeeOther, r.status, r.body)
+	got, err := b.store.ChannelGet(ctx, b.project.ID, ch.ID)
+	require.NoError(t, err)
+	require.Equal(t, "ops on-call", got.Name)
+	require.False(t, got.IsDefault)
+	require.JSONEq(t, `{"url":"https://hooks.example.com/v2","secret":"a-secret-of-some-length"}`, string(got.Config))
+
+	// No test button without a sender; with one, it sends.
+	require.NotContains(t, c.get("/channels").body, "Send test")
+	require.Equal(t, http.StatusNotImplemented, c.postForm("/channels/"+ch.ID+"/test", nil).status)
+}
+
+type tester struct {
+	mu   sync.Mutex
+	sent []string
+	err  error
+}
+
+func (s *tester) TestChannel(_ context.Context, ch *monitors.Channel) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sent = append(s.sent, ch.ID)
+	return s.err
+}
+
+func TestChannelTestButton(t *testing.T) {
+	t.Parallel()
+	sender := &tester{}
+	b := setup(t, func(c *web.Config) { c.ChannelTester = sender })
+	ch, err := b.store.ChannelCreate(context.Background(), &monitors.ChannelCreateParams{ID: keys.NewID(), ProjectID: b.project.ID,
+		Kind: "ntfy", Name: "phone", Config: json.RawMessage(`{"url":"https://ntfy.sh/vigil-test"}`), Now: b.clock.now()})
+	require.NoError(t, err)
+	c := b.signIn(t, "ada@example.com", b.project.ID)
+	require.Contains(t, c.get("/channels").body, "Send test")
+
+	r := c.postForm("/channels/"+ch.ID+"/test", nil)
+	require.Equal(t, http.StatusSeeOther, r.status)
+	require.Contains(t, c.get("/channels").body, "Sent a test notification to phone.")
+	sender.err = errTestRefused
+	c.postForm("/channels/"+ch.ID+"/test", nil)
+	require.Contains(t, c.get("/channels").body, "The test notification to phone failed: the receiver answered 403")
+	require.Equal(t, []string{ch.ID, ch.ID}, sender.sent)
+}
+
+var errTestRefused = errorString("the receiver answered 403")
+
+type errorString string
+
+func (e errorString) Error() string { return string(e) }
+
+func TestLoginRateLimit(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(c *web.Config) { c.LoginRate, c.LoginBurst = rate.Every(time.Hour), 2 })
+	c := b.client(t)
+	b.user(t, "ada@example.com", "correct horse battery", b.project.ID)
+	for range 2 {
+		require.Equal(t, http.StatusUnauthorized, c.post("/login", url.Values{"email": {"ada@example.com"}, "password": {"guess"}}).status)
+	}
+	r := c.post("/login", url.Values{"email": {"ada@example.com"}, "password": {"correct horse battery"}})
+	require.Equal(t, http.StatusTooManyRequests, r.status)
+	require.Contains(t, r.body, "Too many sign-in attempts")
+}
+
+func TestStaticAndHeaders(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	c := b.client(t)
+	r := c.get("/login")
+	require.Equal(t, http.StatusSeeOther, r.status, "no user yet: the front page offers the first account")
+	r = c.get("/")
+	require.Contains(t, r.header.Get("Content-Security-Policy"), "script-src 'self'")
+	require.Equal(t, "DENY", r.header.Get("X-Frame-Options"))
+	css := regexp.MustCompile(`href="(/static/app\.css\?v=[0-9a-f]+)"`).FindStringSubmatch(r.body)
+	require.NotNil(t, css)
+	r = c.get(css[1])
+	require.Equal(t, http.StatusOK, r.status)
+	require.Contains(t, r.header.Get("Cache-Control"), "immutable")
+	require.Contains(t, r.header.Get("Content-Type"), "text/css")
+	r = c.get("/static/htmx.min.js")
+	require.Equal(t, http.StatusOK, r.status)
+	require.Equal(t, "no-cache", r.header.Get("Cache-Control"), "an unversioned URL is revalidated")
+	require.Equal(t, http.StatusNotFound, c.get("/static/../web.go").status)
+	require.Contains(t, c.get("/static/NOTICE").body, "htmx 2.0.11")
+}
