@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"regexp"
@@ -147,6 +148,26 @@ func TestMetricsEndpoint(t *testing.T) {
 	} {
 		require.Contains(t, body, want)
 	}
+
+	// Badges are served without a key, beside the dashboard's routes.
+	req, err = http.NewRequest(http.MethodGet, base+"/api/v1/project", nil)
+	require.NoError(t, err)
+	req.Header.Set("X-Api-Key", key)
+	resp, err = http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	var prj struct {
+		Badges map[string]struct{ SVG string } `json:"badges"`
+	}
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&prj))
+	resp.Body.Close()
+	// The configured base URL names port 0; call the bound address.
+	badge, err := url.Parse(prj.Badges["*"].SVG)
+	require.NoError(t, err)
+	resp, err = http.Get(base + badge.EscapedPath())
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Equal(t, "image/svg+xml; charset=utf-8", resp.Header.Get("Content-Type"))
 
 	// The OpenAPI document is served without a key, and is JSON.
 	code, body = get(t, base+"/api/v1/openapi.json")
