@@ -32,7 +32,9 @@ func main() {
 func run(ctx context.Context, getenv func(string) string) int {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	client := sdk.New(getenv("VIGIL_URL"), sdk.WithAPIKey(getenv("VIGIL_API_KEY")), sdk.WithLogger(logger))
-	s := cronwrap.New(cron.New(cron.WithSeconds()), client.Source("example-cron"))
+	// cronwrap reports a panic, then raises it again for cron.Recover.
+	c := cron.New(cron.WithSeconds(), cron.WithChain(cron.Recover(cron.DefaultLogger)))
+	s := cronwrap.New(c, client.Source("example-cron"))
 
 	// Every minute; fails half the time and is retried twice, 10 s apart.
 	_, err := s.Add("0 * * * * *", sdk.Job{
@@ -40,13 +42,7 @@ func run(ctx context.Context, getenv func(string) string) int {
 		Grace:       30 * time.Second,
 		MaxRuntime:  20 * time.Second,
 		RetryPolicy: retry.QuartzFixed{MaxAttempts: 2, Interval: 10 * time.Second},
-	}, func(ctx context.Context) error {
-		if rand.IntN(2) == 0 {
-			return errors.New("supplier API answered 503")
-		}
-		logger.Info("synced")
-		return nil
-	})
+	}, syncPrices)
 	if err != nil {
 		logger.Error("add job", "error", err)
 		return 1
@@ -54,27 +50,38 @@ func run(ctx context.Context, getenv func(string) string) int {
 	// Every day at 02:00 Berlin time, with its max runtime as a deadline.
 	_, err = s.Add("CRON_TZ=Europe/Berlin 0 0 2 * * *", sdk.Job{
 		Slug: "nightly-report", Grace: 5 * time.Minute, MaxRuntime: time.Hour, RuntimeLimit: true,
-	}, func(ctx context.Context) error {
-		select {
-		case <-time.After(2 * time.Second):
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	})
+	}, buildReport)
 	if err != nil {
 		logger.Error("add job", "error", err)
 		return 1
 	}
-	// Runs, but is not monitored.
+	// Runs, but is neither declared nor reported.
 	if _, err := s.Add("@every 30s", sdk.Job{NoMonitor: true}, func(context.Context) error { return nil }); err != nil {
 		logger.Error("add job", "error", err)
 		return 1
 	}
 
-	s.Start(ctx)
 	logger.Info("running; Ctrl-C to stop")
-	<-ctx.Done()
+	s.Start(ctx) // declares the jobs now and every 15 minutes, and starts cron
+	<-ctx.Done() // cancelling ctx tells running jobs: reported as cancelled
 	<-s.Stop().Done()
 	return 0
+}
+
+// syncPrices stands for a job that fails one time in two.
+func syncPrices(ctx context.Context) error {
+	if rand.IntN(2) == 0 {
+		return errors.New("supplier API answered 503")
+	}
+	return nil
+}
+
+// buildReport stands for a job's work: two seconds, less if ctx ends.
+func buildReport(ctx context.Context) error {
+	select {
+	case <-time.After(2 * time.Second):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }

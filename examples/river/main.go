@@ -2,7 +2,8 @@
 //
 //	VIGIL_URL=http://127.0.0.1:8080 VIGIL_API_KEY=… go run ./examples/river
 //
-// RIVER_DB names the SQLite file (default river-example.db).
+// RIVER_DB names the SQLite file (default river-example.db). It declares
+// its periodic job as the source "example-river" and reports every attempt.
 package main
 
 import (
@@ -83,8 +84,8 @@ func run(ctx context.Context, getenv func(string) string) int {
 	riverClient, err := river.NewClient(driver, &river.Config{
 		Logger:       logger,
 		MaxAttempts:  4,
-		Middleware:   []rivertype.Middleware{mon},
-		RetryPolicy:  mon.RetryPolicy(nil),
+		Middleware:   []rivertype.Middleware{mon}, // reports every attempt
+		RetryPolicy:  mon.RetryPolicy(nil),        // River's default, shared so retry_at is exact
 		PeriodicJobs: []*river.PeriodicJob{report},
 		PollOnly:     true,
 		Queues:       map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 2}},
@@ -95,10 +96,11 @@ func run(ctx context.Context, getenv func(string) string) int {
 		return 1
 	}
 
+	// Declared before the start, so the first runs know their ping URLs.
 	if err := mon.Declare(ctx); err != nil {
 		logger.Warn("declare monitors; will try again", "error", err)
 	}
-	go mon.Run(ctx)
+	go mon.Run(ctx) // keeps the declaration current: now and every 15 minutes
 	if err := riverClient.Start(ctx); err != nil {
 		logger.Error("start river", "error", err)
 		return 1
