@@ -30,6 +30,17 @@ type Sender struct {
 	metrics *metrics
 }
 
+// NewSender returns a Sender on its own, for test notifications outside a
+// running [Service]. cfg.Store may be nil: TestChannel does not use it.
+func NewSender(cfg Config) (*Sender, error) {
+	cfg = cfg.withDefaults()
+	m, err := newMetrics(cfg.Registerer)
+	if err != nil {
+		return nil, err
+	}
+	return &Sender{cfg: cfg, metrics: m}, nil
+}
+
 // verdict is what River should do with a job after an attempt.
 type verdict int
 

@@ -65,6 +65,9 @@ func (c *Config) Validate() error {
 	if err := c.Evaluator.Validate(); err != nil {
 		errs = append(errs, err)
 	}
+	if err := c.Delivery.Validate(); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
 }
 

@@ -2,11 +2,214 @@ package server
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/vigilhq/vigil/api"
+	"github.com/vigilhq/vigil/delivery"
+	"github.com/vigilhq/vigil/monitors"
+	"github.com/vigilhq/vigil/monitors/pgstore"
+	"github.com/vigilhq/vigil/monitors/sqlitestore"
+	"github.com/vigilhq/vigil/notifiers/email"
 )
 
-// This file wires durable delivery of notifications into the server.
+// This file wires durable delivery of notifications into the server: the
+// stores' enqueue hook and River's migrations (openPostgres, openSQLite,
+// used by OpenStore), the River client that works the jobs
+// (deliveryServices), and what delivery lends the API and the dashboard
+// (test notifications and delivery attempts).
 
 // DeliverySettings configures durable delivery of notifications.
-type DeliverySettings struct{}
+type DeliverySettings struct {
+	// SMTP is the operator's mail server for email channels; an empty Host
+	// means there is none, and email channels cannot send.
+	SMTP email.SMTPConfig
+	// RetryWindow is how long after its event a notification is retried;
+	// 0 is delivery.RetryWindowDefault.
+	RetryWindow time.Duration
+	// Timeout bounds one attempt; 0 is notifiers.AttemptTimeoutDefault.
+	Timeout time.Duration
+	// ReminderInterval re-alerts about incidents that stay open that long;
+	// 0 sends no reminders.
+	ReminderInterval time.Duration
+	// Workers is how many notifications one process sends at once; 0 is
+	// delivery.WorkersDefault.
+	Workers int
+}
 
-func (s *Server) deliveryServices() []func(context.Context) { return nil }
+// Validate checks the settings, and the SMTP server's when one is set.
+func (d *DeliverySettings) Validate() error {
+	var errs []error
+	if d.RetryWindow < 0 || d.Timeout < 0 || d.ReminderInterval < 0 || d.Workers < 0 {
+		errs = append(errs, errors.New("delivery: durations and workers must not be negative"))
+	}
+	switch {
+	case d.SMTP.Host != "":
+		if err := d.SMTP.Validate(); err != nil {
+			errs = append(errs, err)
+		}
+	case d.SMTP.From != "" || d.SMTP.Username != "" || d.SMTP.Password != "" || d.SMTP.Port != 0:
+		errs = append(errs, errors.New("smtp host: must be set with the other SMTP settings"))
+	}
+	return errors.Join(errs...)
+}
+
+// openPostgres opens the PostgreSQL store with the enqueue hook of
+// delivery, and applies River's migrations beside the store's.
+func openPostgres(ctx context.Context, url string, logger *slog.Logger) (*pgstore.Store, error) {
+	enq, err := delivery.NewPostgresEnqueuer()
+	if err != nil {
+		return nil, err
+	}
+	s, err := pgstore.Open(ctx, url, pgstore.Options{Logger: logger, EnqueueDeliveries: enq.Enqueue})
+	if err != nil {
+		return nil, err
+	}
+	if err := delivery.MigratePostgres(ctx, s.Pool(), logger); err != nil {
+		_ = s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// openSQLite opens the SQLite store with the enqueue hook of delivery, and
+// applies River's migrations beside the store's, on its writer.
+func openSQLite(ctx context.Context, path string, logger *slog.Logger) (*sqlitestore.Store, error) {
+	enq, err := delivery.NewSQLiteEnqueuer()
+	if err != nil {
+		return nil, err
+	}
+	s, err := sqlitestore.Open(ctx, path, sqlitestore.Options{Logger: logger, EnqueueDeliveries: enq.Enqueue})
+	if err != nil {
+		return nil, err
+	}
+	if err := delivery.MigrateSQLite(ctx, s.DB(), logger); err != nil {
+		_ = s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// deliveryConfig is the configuration of delivery from the server's.
+func (s *Server) deliveryConfig() delivery.Config {
+	d := s.cfg.Delivery
+	cfg := delivery.Config{
+		Store:            s.store,
+		BaseURL:          s.cfg.BaseURL,
+		AllowPrivate:     s.cfg.AllowPrivateTargets,
+		Timeout:          d.Timeout,
+		RetryWindow:      d.RetryWindow,
+		ReminderInterval: d.ReminderInterval,
+		Workers:          d.Workers,
+		Logger:           s.logger.With("part", "delivery"),
+		NowFunc:          s.cfg.NowFunc,
+	}
+	if s.Registry != nil {
+		cfg.Registerer = s.Registry
+	}
+	if d.SMTP.Host != "" {
+		smtp := d.SMTP
+		cfg.SMTP = &smtp
+	}
+	return cfg
+}
+
+// deliveryServices runs the River client that sends notifications, and
+// the reminder loop.
+func (s *Server) deliveryServices() []func(context.Context) {
+	cfg := s.deliveryConfig()
+	var (
+		svc *delivery.Service
+		err error
+	)
+	switch st := s.store.(type) {
+	case *pgstore.Store:
+		svc, err = delivery.NewPostgres(st.Pool(), cfg)
+	case *sqlitestore.Store:
+		svc, err = delivery.NewSQLite(st.DB(), cfg)
+	default:
+		err = fmt.Errorf("store %T has no delivery queue", s.store)
+	}
+	if err != nil {
+		s.logger.Error("notifications are not sent: delivery did not start; they wait in the queue", "err", err)
+		return nil
+	}
+	return []func(context.Context){svc.Run}
+}
+
+// apiChannelTester gives POST /api/v1/channels/{id}/test (and the
+// dashboard's test button) delivery's sender.
+func (s *Server) apiChannelTester() api.ChannelTester {
+	sender, err := delivery.NewSender(s.deliveryConfig())
+	if err != nil {
+		s.logger.Error("test notifications are not available", "err", err)
+		return nil
+	}
+	return channelTester{sender}
+}
+
+// channelTester is delivery's Sender as the API wants it.
+type channelTester struct{ sender *delivery.Sender }
+
+func (c channelTester) TestChannel(ctx context.Context, ch *monitors.Channel) error {
+	err := c.sender.TestChannel(ctx, ch)
+	if errors.Is(err, delivery.ErrKindUnavailable) {
+		return fmt.Errorf("%w: no SMTP server is configured (VIGIL_SMTP_HOST), so e-mail cannot be sent", api.ErrTestUnavailable)
+	}
+	return err
+}
+
+// apiDeliveryLister gives incidents in the API (and the dashboard) their
+// delivery attempts.
+func (s *Server) apiDeliveryLister() api.DeliveryLister { return deliveryLister{s.store} }
+
+// deliveryLister lists the attempts of incidents from the store.
+type deliveryLister struct{ store monitors.Store }
+
+// IncidentDeliveries returns, by incident, every logged attempt, and one
+// entry with outcome "pending" for each delivery not tried yet, oldest
+// first.
+func (l deliveryLister) IncidentDeliveries(ctx context.Context, projectID string, incidentIDs []string) (map[string][]api.Delivery, error) {
+	ds, err := l.store.DeliveryList(ctx, &monitors.DeliveryListParams{ProjectID: projectID, IncidentIDs: incidentIDs})
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string][]api.Delivery, len(incidentIDs))
+	for _, d := range ds {
+		id := func(attempt int) string { return strconv.FormatInt(d.ID, 10) + "." + strconv.Itoa(attempt) }
+		if len(d.AttemptLog) == 0 {
+			out[d.IncidentID] = append(out[d.IncidentID], api.Delivery{ID: id(0), ChannelID: d.ChannelID,
+				Event: string(d.Event), At: d.CreatedAt.UTC(), Outcome: "pending", NextAttemptAt: utcPtr(d.NextAttemptAt)})
+			continue
+		}
+		for _, a := range d.AttemptLog {
+			j := api.Delivery{ID: id(a.Attempt), ChannelID: a.ChannelID, Event: string(a.Event), Attempt: a.Attempt,
+				At: a.StartedAt.UTC(), StatusCode: a.StatusCode, Error: a.Error}
+			switch a.Outcome {
+			case monitors.AttemptSuccess:
+				j.Outcome = "sent"
+			case monitors.AttemptRetry:
+				j.Outcome, j.NextAttemptAt = "retrying", utcPtr(a.NextAttemptAt)
+			default:
+				j.Outcome = "failed"
+			}
+			out[d.IncidentID] = append(out[d.IncidentID], j)
+		}
+	}
+	for _, list := range out {
+		slices.SortStableFunc(list, func(a, b api.Delivery) int { return a.At.Compare(b.At) })
+	}
+	return out, nil
+}
+
+func utcPtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}

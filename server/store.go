@@ -12,8 +12,6 @@ import (
 
 	"github.com/vigilhq/vigil/migrations"
 	"github.com/vigilhq/vigil/monitors"
-	"github.com/vigilhq/vigil/monitors/pgstore"
-	"github.com/vigilhq/vigil/monitors/sqlitestore"
 )
 
 // IsPostgresURL reports whether url names a PostgreSQL database rather than
@@ -33,16 +31,17 @@ func SQLitePath(url string) string {
 	return url
 }
 
-// OpenStore opens (and migrates) the store that url names.
+// OpenStore opens (and migrates) the store that url names, with the queue
+// of notifications (see openPostgres and openSQLite in delivery.go).
 func OpenStore(ctx context.Context, url string, logger *slog.Logger) (monitors.Store, error) {
 	if IsPostgresURL(url) {
-		s, err := pgstore.Open(ctx, url, pgstore.Options{Logger: logger})
+		s, err := openPostgres(ctx, url, logger)
 		if err != nil {
 			return nil, fmt.Errorf("open postgres store: %w", err)
 		}
 		return s, nil
 	}
-	s, err := sqlitestore.Open(ctx, SQLitePath(url), sqlitestore.Options{Logger: logger})
+	s, err := openSQLite(ctx, SQLitePath(url), logger)
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite store %s: %w", SQLitePath(url), err)
 	}
