@@ -144,6 +144,7 @@ type result struct {
 	procPerDue, pgPerDue time.Duration
 	incidents            int
 	claimPlan, nextPlan  string
+	burstPlan            string
 	loadRate             float64
 }
 
@@ -271,12 +272,19 @@ func runRound(ctx context.Context, o *opts, round, n int, project string, pool *
 	if err != nil {
 		return nil, err
 	}
+	// The claim's plan as the burst falls due: every due monitor of the
+	// round is due then, and the claim still reads one batch.
+	r.burstPlan, _, err = evalStore.ExplainEvaluateDue(ctx, burstAt, o.batchSize)
+	if err != nil {
+		return nil, err
+	}
 	if err := pool.QueryRow(ctx, `SELECT count(*) FROM monitors`).Scan(&r.total); err != nil {
 		return nil, fmt.Errorf("count monitors: %w", err)
 	}
 	fmt.Fprintf(stdout, "round %d: %d idle monitors, %d in all; %d due from %s, burst of %d at %s\n",
 		round+1, n, r.total, r.due, base.Format("15:04:05"), o.burst, burstAt.Format("15:04:05"))
-	fmt.Fprintf(stdout, "claim plan with nothing due:\n%s\nnext deadline plan:\n%s\n", indent(r.claimPlan), indent(r.nextPlan))
+	fmt.Fprintf(stdout, "claim plan with nothing due:\n%s\nclaim plan at the burst, %d due:\n%s\nnext deadline plan:\n%s\n",
+		indent(r.claimPlan), steady/2+o.burst, indent(r.burstPlan), indent(r.nextPlan))
 
 	// Run the evaluators through the workload.
 	var (

@@ -46,6 +46,10 @@ const (
 		INSERT INTO incident_events (incident_id, monitor_id, project_id, kind, at, summary)
 		SELECT id, monitor_id, project_id, 'incident.opened', opened_at, summary FROM ins
 		ON CONFLICT DO NOTHING`
+	// qClaimPlan leaves the claim of due monitors one plan, the ordered
+	// walk of monitors_due_idx, for the rest of its transaction; see
+	// claimDue.
+	qClaimPlan  = `SELECT set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true)`
 	qOutageList = `SELECT ` + outageCols + ` FROM outages WHERE ($1::bigint = 0 OR id < $1::bigint)
 		ORDER BY id DESC LIMIT $2`
 )
@@ -153,7 +157,8 @@ func scanOutage(r pgx.Row) (*monitors.Outage, error) {
 // ExplainEvaluateDue returns the plans of the two queries an evaluator pass
 // runs on the monitors table, the claim of MonitorEvaluateDue at now and the
 // look-up of MonitorNextDeadline, as EXPLAIN (ANALYZE, BUFFERS) reports
-// them. They run in a transaction that is rolled back: no row stays locked.
+// them, with the planner settings the claim uses. They run in a
+// transaction that is rolled back: no row stays locked.
 // Operators and benchmarks use it to check that both read monitors_due_idx,
 // so that their cost follows the due monitors, not all of them.
 func (s *Store) ExplainEvaluateDue(ctx context.Context, now time.Time, limit int) (claim, next string, err error) {
@@ -162,6 +167,9 @@ func (s *Store) ExplainEvaluateDue(ctx context.Context, now time.Time, limit int
 		return "", "", fmt.Errorf("begin: %w", err)
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // read only; nothing to keep
+	if _, err := tx.Exec(ctx, qClaimPlan); err != nil {
+		return "", "", fmt.Errorf("explain: %w", err)
+	}
 	explain := func(q string, args ...any) (string, error) {
 		rows, err := tx.Query(ctx, "EXPLAIN (ANALYZE, BUFFERS) "+q, args...)
 		if err != nil {
