@@ -36,17 +36,35 @@ type Server struct {
 // New opens the store, creates the default project on an empty database,
 // and builds the HTTP routes. It starts nothing; Run does.
 func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Server, error) {
+	derivedBaseURL := cfg.BaseURL == ""
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("invalid configuration: %w", err)
 	}
+	var listener net.Listener
+	if _, port, _ := net.SplitHostPort(cfg.Listen); derivedBaseURL && port == "0" {
+		// The base URL names the port, which is only known once bound: bind
+		// now, so that ping URLs and links point where we listen.
+		l, err := net.Listen("tcp", cfg.Listen)
+		if err != nil {
+			return nil, fmt.Errorf("listen on %s: %w", cfg.Listen, err)
+		}
+		listener = l
+		cfg.BaseURL = "http://" + l.Addr().String()
+	}
 	store, err := OpenStore(ctx, cfg.DatabaseURL, logger)
 	if err != nil {
+		if listener != nil {
+			_ = listener.Close()
+		}
 		return nil, err
 	}
-	s := &Server{cfg: cfg, logger: logger, store: store, Registry: prometheus.NewRegistry()}
+	s := &Server{cfg: cfg, logger: logger, store: store, Registry: prometheus.NewRegistry(), listener: listener}
 	s.Bootstrapped, err = BootstrapIfEmpty(ctx, store, cfg.now())
 	if err != nil {
 		_ = store.Close()
+		if listener != nil {
+			_ = listener.Close()
+		}
 		return nil, err
 	}
 	s.echo = s.routes()
@@ -60,8 +78,12 @@ func (s *Server) Store() monitors.Store { return s.store }
 func (s *Server) Handler() http.Handler { return s.echo }
 
 // Listen binds the configured address; Addr then tells the bound address
-// (useful with port 0). Run calls it when it has not been called.
+// (useful with port 0). Run calls it when it has not been called. It does
+// nothing when the address is already bound.
 func (s *Server) Listen() error {
+	if s.listener != nil {
+		return nil
+	}
 	l, err := net.Listen("tcp", s.cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", s.cfg.Listen, err)

@@ -79,3 +79,29 @@ func TestConfigValidate(t *testing.T) {
 		require.ErrorContains(t, err, want)
 	}
 }
+
+// TestBaseURLWithPortZero checks that ping URLs name the bound port when the
+// server listens on port 0 without a configured base URL.
+func TestBaseURLWithPortZero(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv, err := server.New(ctx, testConfig(testdb.SQLitePath(t)), testdb.Logger(t))
+	require.NoError(t, err)
+	require.NoError(t, srv.Listen(), "Listen after New is harmless")
+	done := make(chan error, 1)
+	go func() { done <- srv.Run(ctx) }()
+	defer func() { cancel(); require.NoError(t, <-done) }()
+
+	req, err := http.NewRequest(http.MethodGet, "http://"+srv.Addr()+"/api/v1/project", nil)
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+srv.Bootstrapped.APIKey)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
+	require.Contains(t, string(body), "http://"+srv.Addr()+"/badge/")
+	require.NotContains(t, string(body), ":0/")
+}
