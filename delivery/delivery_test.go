@@ -18,6 +18,7 @@ import (
 	"github.com/vigilhq/vigil/delivery"
 	"github.com/vigilhq/vigil/monitors"
 	"github.com/vigilhq/vigil/monitors/sqlitestore"
+	"github.com/vigilhq/vigil/monitors/storetest"
 	"github.com/vigilhq/vigil/notifiers/email"
 	"github.com/vigilhq/vigil/notifiers/notifiertest"
 	"github.com/vigilhq/vigil/notifiers/webhook"
@@ -564,4 +565,44 @@ func TestEmailWithoutServerWaits(t *testing.T) {
 	require.Equal(t, monitors.AttemptRetry, as[0].Outcome, "the operator may configure SMTP and restart")
 	require.Contains(t, as[0].Error, "VIGIL_SMTP_HOST")
 	require.Equal(t, T0.Add(time.Hour), *as[0].NextAttemptAt)
+}
+
+// TestOrderWaitIsBounded: a delivery waits for an earlier one to the same
+// channel only within its own retry window, so one whose job is gone (say,
+// cancelled by hand in River) cannot hold the channel for ever.
+func TestOrderWaitIsBounded(t *testing.T) {
+	t.Parallel()
+	recv := notifiertest.NewReceiver(t, nil)
+	h := newHarness(t, "sqlite", func(c *delivery.Config) { c.RetryWindow = time.Hour })
+	h.channel("webhook", "hook", map[string]any{"url": recv.URL}, true)
+	m := h.monitor("job")
+	h.stop()
+
+	// The alert is recorded by a store without the queue: a delivery
+	// without a job.
+	plain, err := sqlitestore.Open(context.Background(), h.db, sqlitestore.Options{})
+	require.NoError(t, err)
+	storetest.MustRecord(t, plain, storetest.Ping(m, monitors.PingFail, T0))
+	require.NoError(t, plain.Close())
+
+	h.restart()
+	h.succeed(m)
+	ins, err := h.store.IncidentList(context.Background(), &monitors.IncidentListParams{ProjectID: h.prj.ID})
+	require.NoError(t, err)
+	in := ins[0]
+	require.Eventually(t, func() bool { return h.snoozes() >= 2 }, 20*time.Second, 10*time.Millisecond,
+		"the recovery waits for the alert")
+	for _, d := range h.deliveries(in.ID) {
+		require.Equal(t, monitors.DeliveryPending, d.State)
+		require.Empty(t, d.AttemptLog)
+	}
+	require.Empty(t, recv.Requests())
+
+	h.clock.Set(T0.Add(time.Hour + time.Second))
+	require.Eventually(t, func() bool {
+		ds := h.deliveries(in.ID)
+		return ds[1].State == monitors.DeliverySent
+	}, 20*time.Second, 10*time.Millisecond)
+	require.Equal(t, monitors.DeliveryPending, h.deliveries(in.ID)[0].State, "the alert never had a job")
+	require.Equal(t, "incident.resolved", eventOf(t, recv.Only(t).Body))
 }

@@ -378,6 +378,17 @@ func (h *harness) jobsEventually(want map[string]int) {
 	}, 20*time.Second, 10*time.Millisecond, "River's jobs: want %v", want)
 }
 
+// snoozes returns the most times any River job was snoozed.
+func (h *harness) snoozes() int {
+	h.t.Helper()
+	db, err := sql.Open("sqlite", h.db)
+	require.NoError(h.t, err)
+	defer db.Close()
+	var n sql.NullInt64
+	require.NoError(h.t, db.QueryRow(`SELECT max(json_extract(metadata, '$.snoozes')) FROM river_job`).Scan(&n))
+	return int(n.Int64)
+}
+
 // jobStates counts the River jobs of the harness's database by state.
 func (h *harness) jobStates() map[string]int {
 	h.t.Helper()

@@ -91,7 +91,11 @@ func (s *Sender) deliver(ctx context.Context, j job) result {
 		return result{verdict: verdictCancel, err: errors.New("the delivery failed already")}
 	}
 	now := cfg.NowFunc()
-	if d.WaitsFor != 0 {
+	// Wait for an earlier delivery to the same channel, but no longer than
+	// this one's own retry window: the earlier one's ends first, so past
+	// it, the earlier one can only be stuck (say, its job was cancelled by
+	// hand), and this one must not wait for ever.
+	if d.WaitsFor != 0 && now.Before(d.CreatedAt.Add(cfg.RetryWindow)) {
 		wait := cfg.Backoff.Base
 		if d.WaitsForNextAttemptAt != nil {
 			wait = max(d.WaitsForNextAttemptAt.Sub(now), wait)
