@@ -95,7 +95,18 @@ type statusCount struct {
 	Count  int
 }
 
+// outageView tells of a recent outage of Vigil itself.
+type outageView struct {
+	From, To *When
+	Lasted   string
+}
+
+// outageShownFor is how long after its end an outage of Vigil is shown
+// above the monitor list.
+const outageShownFor = 24 * time.Hour
+
 type listData struct {
+	Outage         *outageView
 	Q, Status, Tag string
 	Tags           []string
 	Counts         []statusCount
@@ -171,6 +182,14 @@ func (h *Handler) monitorList(c echo.Context) error {
 		}
 	}
 	d.Query = qs.Encode()
+	outages, err := h.store.OutageList(ctx, &monitors.OutageListParams{Limit: 1})
+	if err != nil {
+		return err
+	}
+	if len(outages) > 0 && v.Now.Sub(outages[0].EndedAt) < outageShownFor {
+		o := outages[0]
+		d.Outage = &outageView{From: v.when(o.StartedAt), To: v.when(o.EndedAt), Lasted: plainDuration(o.Duration().Round(time.Second))}
+	}
 	p := &page{Title: "Monitors", Nav: "monitors", V: v, Data: d}
 	if isHTMX(c) && c.Request().Header.Get("HX-Target") == "monitor-rows" {
 		return h.renderFragment(c, http.StatusOK, "monitors", "rows", p)
@@ -525,19 +544,22 @@ func (h *Handler) monitorFacts(ctx context.Context, v *viewer, m *monitors.Monit
 	if m.Overlap == monitors.OverlapIgnore {
 		facts = append(facts, fact{"Overlapping runs", "ignored"})
 	}
-	channels := "the project's default channels"
-	if len(m.Channels) > 0 {
-		all, err := h.store.ChannelList(ctx, &monitors.ChannelListParams{ProjectID: v.Project.ID})
-		if err != nil {
-			return nil, err
+	all, err := h.store.ChannelList(ctx, &monitors.ChannelListParams{ProjectID: v.Project.ID})
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, ch := range all {
+		if slices.Contains(m.Channels, ch.ID) || (len(m.Channels) == 0 && ch.IsDefault) {
+			names = append(names, ch.Name)
 		}
-		var names []string
-		for _, ch := range all {
-			if slices.Contains(m.Channels, ch.ID) {
-				names = append(names, ch.Name)
-			}
-		}
-		channels = strings.Join(names, ", ")
+	}
+	channels := strings.Join(names, ", ")
+	switch {
+	case len(m.Channels) == 0 && len(names) == 0:
+		channels = "no one: the project has no default channel"
+	case len(m.Channels) == 0:
+		channels += " (the project's default channels)"
 	}
 	facts = append(facts, fact{"Alerts go to", channels})
 	if m.Source != "" {

@@ -528,6 +528,18 @@ func TestMonitorListFiltersAndFragment(t *testing.T) {
 	require.Contains(t, body, ">beta-report<")
 	require.NotContains(t, body, ">alpha-backup<")
 
+	// A recent outage of Vigil itself is told above the list.
+	require.NotContains(t, body, "Vigil itself was not watching")
+	for _, at := range []time.Time{b.clock.now().Add(-2 * time.Hour), b.clock.now().Add(-time.Hour)} {
+		_, err := b.store.EvaluatorHeartbeat(ctx, &monitors.EvaluatorHeartbeatParams{Now: at, Threshold: time.Minute})
+		require.NoError(t, err)
+	}
+	body = c.get("/").body
+	require.Contains(t, body, "Vigil itself was not watching from")
+	require.Contains(t, body, "(1 hour)")
+	b.clock.advance(25 * time.Hour)
+	require.NotContains(t, c.get("/").body, "Vigil itself was not watching", "only for a day")
+
 	// htmx's refresh gets the rows only, with the same filter.
 	r := c.do(http.MethodGet, "/?q=beta", nil, map[string]string{"HX-Request": "true", "HX-Target": "monitor-rows"})
 	require.Equal(t, http.StatusOK, r.status)
