@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
@@ -283,6 +284,13 @@ func TestBrowser(t *testing.T) {
 	// The first run starts the browser, on a context without a timeout.
 	_, err = chromedp.Call(bctx, emulation.SetTimezoneOverride, emulation.SetTimezoneOverrideParams{TimezoneID: "Europe/Berlin"})
 	require.NoError(t, err)
+	// Every page records what the Content-Security-Policy blocked and any
+	// script error, for the end of the test to check.
+	_, err = chromedp.Call(bctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: `
+		const note = (what) => sessionStorage.setItem("problems", (sessionStorage.getItem("problems") || "") + what + "\n");
+		document.addEventListener("securitypolicyviolation", e => note("CSP blocked " + e.violatedDirective + " " + e.blockedURI + " on " + location.pathname));
+		window.addEventListener("error", e => note("script error: " + e.message + " on " + location.pathname));`})
+	require.NoError(t, err)
 
 	// First start: the front page offers the first account.
 	b.open("/", "Create the first account")
@@ -420,6 +428,8 @@ func TestBrowser(t *testing.T) {
 	b.capture("list-phone", chromedp.CaptureScreenshot())
 	b.run("desktop viewport", chromedp.EmulateViewport(1280, 900))
 
+	require.Empty(t, b.eval(`sessionStorage.getItem("problems") || ""`), "no page broke its CSP or threw")
+
 	// Sign out: the pages ask to sign in again.
 	b.click(`form[action="/logout"] button`)
 	b.waitFor("signed out", `!!document.querySelector('form[action="/login"]')`, 10*time.Second)
@@ -443,6 +453,7 @@ func TestBrowser(t *testing.T) {
 	require.NotContains(t, b.eval("document.body.innerText"), "db-backup")
 	b.run("open her monitor", chromedp.Navigate(base+"/monitors/"+secret.ID))
 	b.waitFor("her monitor page", `!!document.querySelector("#ping-url")`, 5*time.Second)
+	require.Empty(t, b.eval(`sessionStorage.getItem("problems") || ""`), "no page broke its CSP or threw")
 }
 
 func insertMonitor(t *testing.T, store monitors.Store, projectID, slug string, fn func(m *monitors.Monitor)) *monitors.Monitor {
