@@ -33,6 +33,8 @@ const (
 	StopTimeoutDefault = 10 * time.Second
 	// remindLimit bounds the incidents one reminder transaction takes.
 	remindLimit = 100
+	// fetchCooldown is the least time between two fetches of jobs.
+	fetchCooldown = 20 * time.Millisecond
 )
 
 // Store is what delivery needs of the store.
@@ -172,7 +174,10 @@ func newService[TTx any](driver riverdriver.Driver[TTx], cfg Config) (*Service, 
 		Queues:        map[string]river.QueueConfig{QueueName: {MaxWorkers: cfg.Workers}},
 		Workers:       workers,
 		Logger:        cfg.Logger.With("part", "river"),
-		FetchCooldown: min(river.FetchCooldownDefault, cfg.PollInterval),
+		// A busy queue is fetched from at most this often: River's
+		// default (100ms) would hold 10 workers to 100 notifications a
+		// second, too few for a storm of incidents.
+		FetchCooldown: min(fetchCooldown, cfg.PollInterval),
 		// The attempt's own timeout ends it first; River's is a backstop.
 		JobTimeout:        cfg.Timeout + 10*time.Second,
 		FetchPollInterval: cfg.PollInterval,
