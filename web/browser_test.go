@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -47,17 +46,6 @@ func findChromium(t *testing.T) string {
 	}
 	t.Skip("chromium is not installed; skipping the browser test")
 	return ""
-}
-
-// freeAddr returns a local address with a port free a moment ago, so that
-// the server's base URL can name it before the server listens.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := l.Addr().String()
-	require.NoError(t, l.Close())
-	return addr
 }
 
 type browser struct {
@@ -114,6 +102,16 @@ func (b *browser) open(path, heading string) {
 	b.t.Helper()
 	b.run("open "+path, chromedp.Navigate(b.base+path))
 	b.waitFor("heading "+heading, fmt.Sprintf(`[...document.querySelectorAll("h1")].some(h => h.textContent.trim() === %q)`, heading), 10*time.Second)
+}
+
+// checkLabels fails the test if a form control of the page has no label
+// that a screen reader would read.
+func (b *browser) checkLabels(where string) {
+	b.t.Helper()
+	unlabelled := b.eval(`[...document.querySelectorAll("input:not([type=hidden]), select, textarea")]
+		.filter(el => !(el.labels && el.labels.length) && !el.getAttribute("aria-label") && !el.getAttribute("aria-labelledby"))
+		.map(el => el.name || el.id || el.outerHTML).join(", ")`)
+	require.Empty(b.t, unlabelled, "controls without a label on %s", where)
 }
 
 // fill replaces the value of an input, typing it so that htmx sees input
@@ -225,9 +223,10 @@ func TestBrowser(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
-	addr := freeAddr(t)
+	// Port 0 without a base URL: the server binds at once, and its ping
+	// URLs name the port it got.
 	srv, err := server.New(ctx, server.Config{
-		DatabaseURL: testdb.SQLitePath(t), Listen: addr, BaseURL: "http://" + addr,
+		DatabaseURL: testdb.SQLitePath(t), Listen: "127.0.0.1:0",
 		LogLevel: "info", LogFormat: "text", KeepPings: 100, KeepRuns: 100, PruneInterval: time.Minute,
 		AllowPrivateTargets: true,
 		Web:                 server.WebSettings{RefreshInterval: time.Second},
@@ -242,7 +241,7 @@ func TestBrowser(t *testing.T) {
 		require.NoError(t, <-served)
 	}()
 	store := srv.Store()
-	base := "http://" + addr
+	base := "http://" + srv.Addr()
 
 	projects, err := store.ProjectList(ctx)
 	require.NoError(t, err)
@@ -294,6 +293,7 @@ func TestBrowser(t *testing.T) {
 
 	// First start: the front page offers the first account.
 	b.open("/", "Create the first account")
+	b.checkLabels("the first-account form")
 	b.fill("#email", "ada@example.com")
 	b.fill("#password", "correct horse battery")
 	b.fill("#password2", "correct horse battery")
@@ -325,6 +325,7 @@ func TestBrowser(t *testing.T) {
 	b.fill("#m-name", "db-backup")
 	b.fill("#m-tags", "db backup")
 	b.screenshot("edit-form")
+	b.checkLabels("the monitor form")
 
 	b.click("#kind-interval")
 	b.fill("#m-every", "3s")
@@ -351,6 +352,7 @@ func TestBrowser(t *testing.T) {
 	require.Equal(t, "still the same page", b.eval(`String(window.vigilMarker)`), "the list refreshed without reloading")
 	b.waitFor("every seeded status", `["up","late","running","down","paused","new"].every(s => document.querySelector(".monitors .status-" + s))`, 10*time.Second)
 	b.screenshot("list")
+	b.checkLabels("the monitor list")
 	if os.Getenv(UpdateScreenshotsEnv) != "" {
 		_, err = chromedp.Call(bctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
 			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}}})
@@ -385,6 +387,7 @@ func TestBrowser(t *testing.T) {
 	}
 	b.eval(`document.querySelectorAll(".incidents details, .pings details").forEach(d => d.open = true); ""`)
 	b.screenshot("monitor")
+	b.checkLabels("the monitor page")
 
 	// Pause and resume.
 	b.click(`form[action$="/pause"] button`)
@@ -399,6 +402,7 @@ func TestBrowser(t *testing.T) {
 	b.click(`a[href="/channels/new?kind=webhook"]`)
 	b.waitFor("the webhook form", `!!document.querySelector("#c-url")`, 10*time.Second)
 	b.fill("#c-name", "ops hook")
+	b.checkLabels("the channel form")
 	b.fill("#c-url", receiver.srv.URL+"/vigil")
 	b.fill("#c-secret", "a-signing-secret-long-enough")
 	b.click(`form[action="/channels"] button[type="submit"]`)
@@ -422,6 +426,16 @@ func TestBrowser(t *testing.T) {
 	require.NotContains(t, b.eval("document.body.innerText"), "a-signing-secret-long-enough", "secrets are never shown")
 	b.screenshot("channels")
 
+	// An API key, shown once; the project's settings.
+	b.open("/keys", "API keys")
+	b.checkLabels("the API keys page")
+	b.fill("#k-name", "deploy")
+	b.click(`form[action="/keys"] button[type="submit"]`)
+	b.waitFor("the key, shown once", `/^vk_[A-Za-z0-9_-]{40,}$/.test((document.querySelector("#new-key") || {}).value || "")`, 10*time.Second)
+	b.open("/settings", "Project settings")
+	b.checkLabels("the settings page")
+	require.Equal(t, projectA.PingKey, b.eval(`document.querySelector("#ping-key").value`))
+
 	// A phone-sized list stays readable.
 	b.run("phone viewport", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile))
 	b.open("/", "Monitors")
@@ -434,6 +448,7 @@ func TestBrowser(t *testing.T) {
 	b.click(`form[action="/logout"] button`)
 	b.waitFor("signed out", `!!document.querySelector('form[action="/login"]')`, 10*time.Second)
 	b.open("/monitors/new", "Sign in to Vigil")
+	b.checkLabels("the sign-in form")
 
 	// Someone of another project sees their monitors only.
 	b.fill("#email", "bea@example.com")
