@@ -161,4 +161,3 @@ func BenchmarkDeliver(b *testing.B) {
 		wg.Wait()
 	})
 }
-

@@ -171,9 +171,9 @@ func newService[TTx any](driver riverdriver.Driver[TTx], cfg Config) (*Service, 
 		return nil, fmt.Errorf("new delivery service: %w", err)
 	}
 	client, err := river.NewClient(driver, &river.Config{
-		Queues:        map[string]river.QueueConfig{QueueName: {MaxWorkers: cfg.Workers}},
-		Workers:       workers,
-		Logger:        cfg.Logger.With("part", "river"),
+		Queues:  map[string]river.QueueConfig{QueueName: {MaxWorkers: cfg.Workers}},
+		Workers: workers,
+		Logger:  cfg.Logger.With("part", "river"),
 		// A busy queue is fetched from at most this often: River's
 		// default (100ms) would hold 10 workers to 100 notifications a
 		// second, too few for a storm of incidents.
@@ -207,6 +207,7 @@ func (s *Service) Start(ctx context.Context) error {
 // than ctx) for attempts in flight, then cancels them; River makes a
 // cancelled job available again for the next start.
 func (s *Service) Stop(ctx context.Context) error {
+	defer s.cfg.HTTPClient.CloseIdleConnections()
 	soft, cancel := context.WithTimeout(ctx, s.cfg.StopTimeout)
 	defer cancel()
 	err := s.client.Stop(soft)
