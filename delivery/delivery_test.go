@@ -17,6 +17,7 @@ import (
 
 	"github.com/vigilhq/vigil/delivery"
 	"github.com/vigilhq/vigil/monitors"
+	"github.com/vigilhq/vigil/monitors/pgstore"
 	"github.com/vigilhq/vigil/monitors/sqlitestore"
 	"github.com/vigilhq/vigil/monitors/storetest"
 	"github.com/vigilhq/vigil/notifiers/email"
@@ -605,4 +606,63 @@ func TestOrderWaitIsBounded(t *testing.T) {
 	}, 20*time.Second, 10*time.Millisecond)
 	require.Equal(t, monitors.DeliveryPending, h.deliveries(in.ID)[0].State, "the alert never had a job")
 	require.Equal(t, "incident.resolved", eventOf(t, recv.Only(t).Body))
+}
+
+// TestAttemptTimeout: an attempt that outlives its timeout is retried.
+func TestAttemptTimeout(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int32
+	recv := notifiertest.NewReceiver(t, func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) == 1 {
+			<-r.Context().Done() // hangs until the client gives up
+		}
+	})
+	h := newHarness(t, "sqlite", func(c *delivery.Config) { c.Timeout = 200 * time.Millisecond })
+	h.channel("webhook", "hook", map[string]any{"url": recv.URL}, true)
+	in := h.fail(h.monitor("job"))
+
+	d := h.settled(in.ID, 1)[0]
+	require.Equal(t, monitors.DeliverySent, d.State)
+	require.Equal(t, []monitors.AttemptOutcome{monitors.AttemptRetry, monitors.AttemptSuccess}, outcomes(d.AttemptLog))
+	require.Contains(t, d.AttemptLog[0].Error, "attempt timed out")
+}
+
+// TestSentIsNeverSentAgain: a job that runs again for a delivery that was
+// sent (River's rescue of a job it thought stuck, say) sends nothing.
+func TestSentIsNeverSentAgain(t *testing.T) {
+	t.Parallel()
+	for _, dialect := range dialects {
+		t.Run(dialect, func(t *testing.T) {
+			t.Parallel()
+			recv := notifiertest.NewReceiver(t, nil)
+			h := newHarness(t, dialect, nil)
+			h.channel("webhook", "hook", map[string]any{"url": recv.URL}, true)
+			in := h.fail(h.monitor("job"))
+			d := h.settled(in.ID, 1)[0]
+			require.Equal(t, monitors.DeliverySent, d.State)
+			h.jobsEventually(map[string]int{"completed": 1})
+
+			// A second job for the same delivery.
+			ctx := context.Background()
+			switch s := h.store.(type) {
+			case *sqlitestore.Store:
+				enq, err := delivery.NewSQLiteEnqueuer()
+				require.NoError(t, err)
+				tx, err := s.DB().BeginTx(ctx, nil)
+				require.NoError(t, err)
+				require.NoError(t, enq.Enqueue(ctx, tx, []*monitors.Delivery{d}))
+				require.NoError(t, tx.Commit())
+			case *pgstore.Store:
+				enq, err := delivery.NewPostgresEnqueuer()
+				require.NoError(t, err)
+				tx, err := s.Pool().Begin(ctx)
+				require.NoError(t, err)
+				require.NoError(t, enq.Enqueue(ctx, tx, []*monitors.Delivery{d}))
+				require.NoError(t, tx.Commit(ctx))
+			}
+			h.jobsEventually(map[string]int{"completed": 2})
+			require.Len(t, recv.Requests(), 1, "sent once")
+			require.Len(t, h.deliveries(in.ID)[0].AttemptLog, 1)
+		})
+	}
 }
