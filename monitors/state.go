@@ -499,6 +499,8 @@ func (x *machine) time(now time.Time, opts TimeOptions) {
 		}
 		if !r.Stuck && x.due(r.StartedAt.Add(maxRT), now, opts) {
 			r.Stuck = true
+			started := r.StartedAt
+			x.tr.Runs = append(x.tr.Runs, RunChange{Run: Run{Seq: r.Seq, RID: r.RID, StartedAt: &started, Attempt: r.Attempt, Stuck: true}})
 			x.open(IncidentStuck, now, r.Seq, fmt.Sprintf("%s: run %s started at %s and has not finished after %s (max runtime %s)",
 				x.m.Name, runName(r.RID, r.Seq), x.fmtTime(r.StartedAt), FormatDuration(now.Sub(r.StartedAt)), FormatDuration(maxRT)))
 		}

@@ -227,6 +227,8 @@ func TestStuckPerRunWhileLaterRunsSkipAndSucceed(t *testing.T) {
 	s.tick(at("2026-01-01T10:10:00Z"))
 	require.Equal(t, []monitors.IncidentKind{monitors.IncidentStuck}, s.opened())
 	require.Contains(t, s.log[0].Summary, `run "A" started at 2026-01-01 10:00 UTC and has not finished after 10m`)
+	last := s.run[len(s.run)-1]
+	require.True(t, last.Stuck && last.RID == "A" && last.FinishedAt == nil, "the open run is written as stuck: %+v", last)
 
 	// Later runs keep succeeding: A is still stuck.
 	for i, min := range []string{"15", "20", "25"} {
