@@ -173,7 +173,7 @@ func newService[TTx any](driver riverdriver.Driver[TTx], cfg Config) (*Service, 
 	client, err := river.NewClient(driver, &river.Config{
 		Queues:  map[string]river.QueueConfig{QueueName: {MaxWorkers: cfg.Workers}},
 		Workers: workers,
-		Logger:  cfg.Logger.With("part", "river"),
+		Logger:  cfg.Logger.With("component", "river"),
 		// A busy queue is fetched from at most this often: River's
 		// default (100ms) would hold 10 workers to 100 notifications a
 		// second, too few for a storm of incidents.
