@@ -29,6 +29,7 @@ func (s *Server) mountWeb(e *echo.Echo) {
 		Logger:          s.logger.With("part", "web"),
 		NowFunc:         s.cfg.NowFunc,
 		RefreshInterval: s.cfg.Web.RefreshInterval,
+		TrustedProxies:  s.cfg.Ingest.TrustedProxies,
 	}
 	if p, ok := any(s).(channelTesterProvider); ok {
 		if t := p.apiChannelTester(); t != nil {

@@ -374,7 +374,7 @@ func (h *Handler) login(c echo.Context) error {
 		return err
 	}
 	if u == nil || bcrypt.CompareHashAndPassword([]byte(u.PasswordHash), []byte(password)) != nil {
-		h.log.Info("sign-in refused", "remote_addr", c.RealIP())
+		h.log.Info("sign-in refused", "remote_addr", c.Request().RemoteAddr)
 		f.Error = "That email and password do not match an account."
 		return h.render(c, http.StatusUnauthorized, "login", &page{Title: "Sign in", Data: f})
 	}

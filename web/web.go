@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"time"
@@ -83,6 +85,10 @@ type Config struct {
 	// zero is one attempt every 6 seconds with a burst of 10.
 	LoginRate  rate.Limit
 	LoginBurst int
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
+	// the client, for the sign-in limit. Without any, the client is the
+	// connection's address, which a request cannot forge.
+	TrustedProxies []netip.Prefix
 }
 
 // Handler serves the dashboard.
@@ -135,6 +141,7 @@ func New(cfg Config) (*Handler, error) {
 	if h.refresh <= 0 {
 		h.refresh = RefreshIntervalDefault
 	}
+	clientIP := clientIPExtractor(cfg.TrustedProxies)
 	lr, lb := cfg.LoginRate, cfg.LoginBurst
 	if lr == 0 {
 		lr = rate.Every(6 * time.Second)
@@ -145,7 +152,7 @@ func New(cfg Config) (*Handler, error) {
 	h.limiter = middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
 		Store: middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
 			Rate: lr, Burst: lb, ExpiresIn: 10 * time.Minute}),
-		IdentifierExtractor: func(c echo.Context) (string, error) { return c.RealIP(), nil },
+		IdentifierExtractor: func(c echo.Context) (string, error) { return clientIP(c.Request()), nil },
 		ErrorHandler: func(c echo.Context, err error) error {
 			return echo.NewHTTPError(http.StatusForbidden, "cannot tell who is signing in")
 		},
@@ -155,6 +162,23 @@ func New(cfg Config) (*Handler, error) {
 		},
 	})
 	return h, nil
+}
+
+// clientIPExtractor returns how a client's address is read: the
+// connection's address, or, from a trusted proxy, the nearest address in
+// X-Forwarded-For that is not a trusted proxy.
+func clientIPExtractor(trusted []netip.Prefix) echo.IPExtractor {
+	if len(trusted) == 0 {
+		return echo.ExtractIPDirect()
+	}
+	// Echo trusts loopback, link-local and private addresses by default;
+	// only the configured ranges are trusted here.
+	opts := []echo.TrustOption{echo.TrustLoopback(false), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false)}
+	for _, p := range trusted {
+		p = p.Masked()
+		opts = append(opts, echo.TrustIPRange(&net.IPNet{IP: p.Addr().AsSlice(), Mask: net.CIDRMask(p.Bits(), p.Addr().BitLen())}))
+	}
+	return echo.ExtractIPFromXFFHeader(opts...)
 }
 
 // Register adds the dashboard's routes to e.

@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -654,10 +655,15 @@ func TestLoginRateLimit(t *testing.T) {
 	b := setup(t, func(c *web.Config) { c.LoginRate, c.LoginBurst = rate.Every(time.Hour), 2 })
 	c := b.client(t)
 	b.user(t, "ada@example.com", "correct horse battery", b.project.ID)
-	for range 2 {
-		require.Equal(t, http.StatusUnauthorized, c.post("/login", url.Values{"email": {"ada@example.com"}, "password": {"guess"}}).status)
+	for i := range 2 {
+		r := c.do(http.MethodPost, "/login", url.Values{"email": {"ada@example.com"}, "password": {"guess"}},
+			map[string]string{"X-Forwarded-For": fmt.Sprintf("203.0.113.%d", i)})
+		require.Equal(t, http.StatusUnauthorized, r.status)
 	}
-	r := c.post("/login", url.Values{"email": {"ada@example.com"}, "password": {"correct horse battery"}})
+	// A forged X-Forwarded-For does not make another client: no proxy is
+	// trusted.
+	r := c.do(http.MethodPost, "/login", url.Values{"email": {"ada@example.com"}, "password": {"correct horse battery"}},
+		map[string]string{"X-Forwarded-For": "198.51.100.7"})
 	require.Equal(t, http.StatusTooManyRequests, r.status)
 	require.Contains(t, r.body, "Too many sign-in attempts")
 }
