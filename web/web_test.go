@@ -689,3 +689,77 @@ func TestStaticAndHeaders(t *testing.T) {
 	require.Equal(t, http.StatusNotFound, c.get("/static/../web.go").status)
 	require.Contains(t, c.get("/static/NOTICE").body, "htmx 2.0.11")
 }
+
+type deliveries map[string][]web.Delivery
+
+func (d deliveries) IncidentDeliveries(_ context.Context, _ string, ids []string) (map[string][]web.Delivery, error) {
+	out := map[string][]web.Delivery{}
+	for _, id := range ids {
+		if list, ok := d[id]; ok {
+			out[id] = list
+		}
+	}
+	return out, nil
+}
+
+// TestMonitorPageTimeline checks the words the monitor page uses for each
+// kind of occurrence, and the delivery attempts of its incidents.
+func TestMonitorPageTimeline(t *testing.T) {
+	t.Parallel()
+	listed := deliveries{}
+	b := setup(t, func(c *web.Config) { c.Deliveries = listed })
+	ctx := context.Background()
+	m := b.monitor(t, b.project.ID, "etl")
+	ch, err := b.store.ChannelCreate(ctx, &monitors.ChannelCreateParams{ID: keys.NewID(), ProjectID: b.project.ID, Kind: "webhook",
+		Name: "ops", Config: json.RawMessage(`{"url":"https://hooks.example.com/x"}`), IsDefault: true, Now: b.clock.now()})
+	require.NoError(t, err)
+	t0 := b.clock.now().Add(-time.Hour)
+	code := 3
+	retryAt := t0.Add(10 * time.Minute)
+	var batch []*monitors.PingRecordParams
+	for _, p := range []monitors.Ping{
+		{Kind: monitors.PingStart, At: t0, RID: "a", Attempt: 1},
+		{Kind: monitors.PingFail, At: t0.Add(time.Minute), RID: "a", Attempt: 1, ExitCode: &code, RetryAt: &retryAt, Body: "disk full"},
+		{Kind: monitors.PingStart, At: t0.Add(10 * time.Minute), RID: "b", Attempt: 2},
+		{Kind: monitors.PingSuccess, At: t0.Add(12 * time.Minute), RID: "b", Attempt: 2},
+		{Kind: monitors.PingSkip, At: t0.Add(20 * time.Minute)},
+		{Kind: monitors.PingStart, At: t0.Add(30 * time.Minute), RID: "c"},
+		{Kind: monitors.PingCancel, At: t0.Add(31 * time.Minute), RID: "c"},
+		{Kind: monitors.PingFail, At: t0.Add(40 * time.Minute), Attempt: 1},
+		{Kind: monitors.PingStart, At: t0.Add(50 * time.Minute), RID: "d"},
+	} {
+		batch = append(batch, &monitors.PingRecordParams{PingKey: m.PingKey, Ping: p})
+	}
+	res, err := b.store.PingRecordBatch(ctx, &monitors.PingRecordBatchParams{Pings: batch})
+	require.NoError(t, err)
+	for _, r := range res {
+		require.NoError(t, r.Err)
+	}
+	incs, err := b.store.IncidentList(ctx, &monitors.IncidentListParams{ProjectID: b.project.ID, MonitorID: m.ID})
+	require.NoError(t, err)
+	require.Len(t, incs, 1, "the final failure opened an incident")
+	listed[incs[0].ID] = []web.Delivery{
+		{ChannelID: ch.ID, Event: "incident.opened", Attempt: 1, At: t0.Add(40 * time.Minute), Outcome: "retrying", StatusCode: 502, Error: "bad gateway"},
+		{ChannelID: ch.ID, Event: "incident.opened", Attempt: 2, At: t0.Add(41 * time.Minute), Outcome: "sent", StatusCode: 200},
+	}
+
+	c := b.signIn(t, "ada@example.com", b.project.ID)
+	body := c.get("/monitors/" + m.ID).body
+	for _, want := range []string{
+		`<span class="outcome outcome-retried">failed, retry announced</span>`,
+		`<span class="outcome outcome-ok">succeeded</span>`,
+		`<span class="outcome outcome-skipped">skipped</span>`,
+		`<span class="outcome outcome-cancelled">cancelled</span>`,
+		`<span class="outcome outcome-failed">failed</span>`,
+		`<span class="outcome outcome-running">running</span>`,
+		"exit status 3, run a", "1m00s", "2m00s",
+		"retry at", "disk full",
+		"etl failed at", // why the incident opened
+		"ops (webhook)", "opened, attempt 1: <span class=\"delivery delivery-retrying\">retrying</span> <span class=\"muted\">(HTTP 502; bad gateway)</span>",
+		"opened, attempt 2: <span class=\"delivery delivery-sent\">sent</span>",
+		"Alerts go to", "ops (the project&#39;s default channels)",
+	} {
+		require.Contains(t, body, want)
+	}
+	require.Equal(t, 1, strings.Count(body, "class=\"status status-down\""), "one status badge: down")
+}
