@@ -78,6 +78,13 @@ func (h *Handler) monitorRow(v *viewer, m *monitors.Monitor, runs []*monitors.Ru
 		r.Why = fmt.Sprintf("No ping since it was expected; it goes down %s unless one arrives.", relative(downAt, v.Now))
 	case monitors.StatusRetrying:
 		r.Why = "A failed attempt announced a retry; the retry has not reported yet."
+	case monitors.StatusRunning:
+		if runs := m.State.Runs; len(runs) > 0 {
+			r.Why = fmt.Sprintf("A run started %s; it counts as stuck after %s.", relative(runs[0].StartedAt, v.Now), plainDuration(m.MaxRuntime()))
+			if len(runs) > 1 {
+				r.Why = fmt.Sprintf("%d runs are open; the oldest started %s.", len(runs), relative(runs[0].StartedAt, v.Now))
+			}
+		}
 	case monitors.StatusDown:
 		var kinds []string
 		for _, k := range monitors.IncidentKinds {

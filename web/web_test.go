@@ -509,18 +509,23 @@ func TestMonitorListFiltersAndFragment(t *testing.T) {
 	ctx := context.Background()
 	a := b.monitor(t, b.project.ID, "alpha-backup")
 	b.monitor(t, b.project.ID, "beta-report")
+	g := b.monitor(t, b.project.ID, "gamma-sync")
 	res, err := b.store.PingRecordBatch(ctx, &monitors.PingRecordBatchParams{Pings: []*monitors.PingRecordParams{
 		{PingKey: a.PingKey, Ping: monitors.Ping{Kind: monitors.PingStart, At: b.clock.now().Add(-time.Minute)}},
 		{PingKey: a.PingKey, Ping: monitors.Ping{Kind: monitors.PingSuccess, At: b.clock.now()}},
+		{PingKey: g.PingKey, Ping: monitors.Ping{Kind: monitors.PingStart, At: b.clock.now().Add(-2 * time.Minute)}},
 	}})
 	require.NoError(t, err)
-	require.NoError(t, res[1].Err)
+	for _, r := range res {
+		require.NoError(t, r.Err)
+	}
 	c := b.signIn(t, "ada@example.com", b.project.ID)
 
 	body := c.get("/").body
 	require.Contains(t, body, "alpha-backup")
 	require.Contains(t, body, "beta-report")
 	require.Contains(t, body, `aria-label="Last 1 runs: median 1m00s, longest 1m00s"`)
+	require.Contains(t, body, "A run started 2 min ago; it counts as stuck after 5 minutes.")
 
 	body = c.get("/?status=up").body
 	require.Contains(t, body, "alpha-backup")
