@@ -80,6 +80,7 @@ type opts struct {
 	replicas       int
 	timeout        time.Duration
 	keep           bool
+	reuse          bool
 	verbose        bool
 	cpuProfile     string
 }
@@ -103,6 +104,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.replicas, "replicas", 1, "evaluators running at once")
 	fs.DurationVar(&o.timeout, "timeout", 2*time.Minute, "longest wait for the workload's incidents after its last deadline")
 	fs.BoolVar(&o.keep, "keep", false, "keep the schema at the end")
+	fs.BoolVar(&o.reuse, "reuse", false, "reuse the monitors of a schema kept by -keep instead of starting empty")
 	fs.BoolVar(&o.verbose, "v", false, "log the evaluators' warnings and errors")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of this process under the workload of the last round to this file")
 	if err := fs.Parse(args); err != nil {
@@ -145,6 +147,7 @@ type result struct {
 	incidents            int
 	claimPlan, nextPlan  string
 	burstPlan            string
+	walPerDue            int64
 	loadRate             float64
 }
 
@@ -160,7 +163,11 @@ func bench(ctx context.Context, o *opts, stdout, stderr io.Writer) error {
 	}
 	defer admin.Close(context.WithoutCancel(ctx))
 	ident := pgx.Identifier{o.schema}.Sanitize()
-	if _, err := admin.Exec(ctx, "DROP SCHEMA IF EXISTS "+ident+" CASCADE; CREATE SCHEMA "+ident); err != nil {
+	reset := "DROP SCHEMA IF EXISTS " + ident + " CASCADE; CREATE SCHEMA " + ident
+	if o.reuse {
+		reset = "CREATE SCHEMA IF NOT EXISTS " + ident
+	}
+	if _, err := admin.Exec(ctx, reset); err != nil {
 		return fmt.Errorf("create schema: %w", err)
 	}
 	if !o.keep {
@@ -188,10 +195,22 @@ func bench(ctx context.Context, o *opts, stdout, stderr io.Writer) error {
 		return err
 	}
 	load := pgstore.New(loadPool, pgstore.Options{})
-	project := keys.NewID()
-	if _, err := load.ProjectCreate(ctx, &monitors.ProjectCreateParams{ID: project, Name: "bench", PingKey: keys.NewProjectPingKey(), Now: time.Now()}); err != nil {
-		return fmt.Errorf("create project: %w", err)
+	projects, err := load.ProjectList(ctx)
+	if err != nil {
+		return fmt.Errorf("list projects: %w", err)
 	}
+	var project string
+	if len(projects) > 0 {
+		project = projects[0].ID
+	} else {
+		project = keys.NewID()
+		if _, err := load.ProjectCreate(ctx, &monitors.ProjectCreateParams{ID: project, Name: "bench", PingKey: keys.NewProjectPingKey(), Now: time.Now()}); err != nil {
+			return fmt.Errorf("create project: %w", err)
+		}
+	}
+	// Rounds of an earlier run left due monitors behind; this run's are
+	// told apart by a run number.
+	runID := time.Now().Unix()
 
 	logLevel := slog.LevelError + 1
 	if o.verbose {
@@ -201,7 +220,7 @@ func bench(ctx context.Context, o *opts, stdout, stderr io.Writer) error {
 
 	var results []*result
 	for round, n := range o.idle {
-		r, err := runRound(ctx, o, round, n, project, loadPool, evalURL, logger, stdout)
+		r, err := runRound(ctx, o, fmt.Sprintf("%d-%d", runID, round), round, n, project, loadPool, evalURL, logger, stdout)
 		if err != nil {
 			return fmt.Errorf("round with %d idle monitors: %w", n, err)
 		}
@@ -210,19 +229,19 @@ func bench(ctx context.Context, o *opts, stdout, stderr io.Writer) error {
 
 	fmt.Fprintf(stdout, "\nload after: %s\n\n", uptime())
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "idle\ttotal\tdue\tp50\tp99\tmax\tburst p50\tburst p99\tburst max\tburst/s\tidle CPU vigil/s\tidle CPU pg/s\tCPU vigil/due\tCPU pg/due\t")
+	fmt.Fprintln(tw, "idle\ttotal\tdue\tp50\tp99\tmax\tburst p50\tburst p99\tburst max\tburst/s\tidle CPU vigil/s\tidle CPU pg/s\tCPU vigil/due\tCPU pg/due\tWAL/due\t")
 	for _, r := range results {
-		fmt.Fprintf(tw, "%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%.0f\t%s\t%s\t%s\t%s\t\n", r.idle, r.total, r.due,
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%.0f\t%s\t%s\t%s\t%s\t%.1fKiB\t\n", r.idle, r.total, r.due,
 			ms(pct(r.all, 50)), ms(pct(r.all, 99)), ms(pct(r.all, 100)),
 			ms(pct(r.burst, 50)), ms(pct(r.burst, 99)), ms(pct(r.burst, 100)), r.burstRate,
-			ms(r.idleProcPerSec), ms(r.idlePGPerSec), us(r.procPerDue), us(r.pgPerDue))
+			ms(r.idleProcPerSec), ms(r.idlePGPerSec), us(r.procPerDue), us(r.pgPerDue), float64(r.walPerDue)/1024)
 	}
 	return tw.Flush()
 }
 
 // runRound tops the idle monitors up to n, loads a due workload, runs the
 // evaluators through it, and measures.
-func runRound(ctx context.Context, o *opts, round, n int, project string, pool *pgxpool.Pool, evalURL string,
+func runRound(ctx context.Context, o *opts, tag string, round, n int, project string, pool *pgxpool.Pool, evalURL string,
 	logger *slog.Logger, stdout io.Writer) (*result, error) {
 	r := &result{idle: n}
 	var have int
@@ -245,6 +264,11 @@ func runRound(ctx context.Context, o *opts, round, n int, project string, pool *
 	if _, err := pool.Exec(ctx, `VACUUM ANALYZE monitors`); err != nil {
 		return nil, fmt.Errorf("analyze: %w", err)
 	}
+	// The checkpoint that the WAL of a bulk load calls for would otherwise
+	// run during the measurement.
+	if _, err := pool.Exec(ctx, `CHECKPOINT`); err != nil {
+		fmt.Fprintf(stdout, "no CHECKPOINT after loading (%v): a checkpoint may overlap the measurement\n", err)
+	}
 	evalStore, err := pgstore.Open(ctx, evalURL, pgstore.Options{Logger: logger})
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
@@ -262,7 +286,7 @@ func runRound(ctx context.Context, o *opts, round, n int, project string, pool *
 	base := time.Now().Add(o.lead).Truncate(time.Second).Add(time.Second)
 	burstAt := base.Add(o.steadyDuration / 2)
 	err = copyMonitors(ctx, pool, project, r.due, func(i int) (string, time.Time) {
-		slug := fmt.Sprintf("due-%d-%d", round, i)
+		slug := fmt.Sprintf("due-%s-%d", tag, i)
 		if i < o.burst {
 			return slug, burstAt
 		}
@@ -345,6 +369,10 @@ func runRound(ctx context.Context, o *opts, round, n int, project string, pool *
 		return nil, ctx.Err()
 	}
 	p1, g1, t1 := procCPU(), pgCPU(ctx, pool), time.Now()
+	wal1, err := walLSN(ctx, pool)
+	if err != nil {
+		return nil, err
+	}
 	if o.cpuProfile != "" && round == len(o.idle)-1 {
 		f, err := os.Create(o.cpuProfile)
 		if err != nil {
@@ -370,6 +398,11 @@ func runRound(ctx context.Context, o *opts, round, n int, project string, pool *
 		return nil, ctx.Err()
 	}
 	p2, g2 := procCPU(), pgCPU(ctx, pool)
+	var walBytes int64
+	if err := pool.QueryRow(ctx, `SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn)::bigint`, wal1).Scan(&walBytes); err != nil {
+		return nil, fmt.Errorf("read WAL position: %w", err)
+	}
+	r.walPerDue = walBytes / int64(r.due)
 	r.procPerDue = (p2 - p1) / time.Duration(r.due)
 	r.pgPerDue = cpuDelta(g1, g2) / time.Duration(r.due)
 
@@ -387,7 +420,7 @@ func runRound(ctx context.Context, o *opts, round, n int, project string, pool *
 	err = pool.QueryRow(ctx, `SELECT count(*), count(DISTINCT i.monitor_id),
 			(SELECT count(*) FROM incident_events e JOIN monitors m ON m.id = e.monitor_id WHERE m.slug LIKE $1)
 		FROM incidents i JOIN monitors m ON m.id = i.monitor_id WHERE m.slug LIKE $1`,
-		fmt.Sprintf("due-%d-%%", round)).Scan(&incidents, &distinct, &events)
+		"due-"+tag+"-%").Scan(&incidents, &distinct, &events)
 	if err != nil {
 		return nil, fmt.Errorf("count incidents: %w", err)
 	}
@@ -455,6 +488,16 @@ func withParams(base, schema, app string) (string, error) {
 	q.Set("application_name", app)
 	u.RawQuery = q.Encode()
 	return u.String(), nil
+}
+
+// walLSN returns the database's WAL position. The cluster's WAL counts
+// every database's writes: run the benchmark where nothing else writes.
+func walLSN(ctx context.Context, pool *pgxpool.Pool) (string, error) {
+	var lsn string
+	if err := pool.QueryRow(ctx, `SELECT pg_current_wal_lsn()::text`).Scan(&lsn); err != nil {
+		return "", fmt.Errorf("read WAL position: %w", err)
+	}
+	return lsn, nil
 }
 
 // procCPU returns the user and system CPU time of this process.
