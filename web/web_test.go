@@ -379,6 +379,16 @@ func TestProjectsAreSeparate(t *testing.T) {
 	r = c.postForm("/project", url.Values{"project": {other.ID}})
 	require.Equal(t, http.StatusNotFound, r.status)
 
+	// Someone of no project sees none, and is told how to join one.
+	nobody := b.signIn(t, "nobody@example.com")
+	r = nobody.get("/")
+	require.Equal(t, http.StatusOK, r.status)
+	require.Contains(t, r.body, "not a member of any project")
+	require.Contains(t, r.body, "vigil users join --email nobody@example.com --project NAME")
+	require.NotContains(t, r.body, "ours-nightly")
+	require.Equal(t, http.StatusOK, nobody.get("/monitors/"+ours.ID).status)
+	require.NotContains(t, nobody.get("/monitors/"+ours.ID).body, "ours-nightly")
+
 	// A member of both sees both, one project at a time.
 	both := b.signIn(t, "bo@example.com", b.project.ID, other.ID)
 	require.Contains(t, both.get("/").body, "ours-nightly")
