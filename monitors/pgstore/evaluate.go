@@ -106,7 +106,8 @@ func onlyOpens(tr *monitors.Transition) bool {
 }
 
 // openIncidents inserts the incidents that changes open, each with its
-// opened event, in one statement: a burst of due monitors costs one
+// opened event and that event's deliveries, in one statement and one
+// delivery insert: a burst of due monitors costs one
 // statement per claim rather than one per incident. An incident already
 // open is kept, as write does.
 func (s *Store) openIncidents(ctx context.Context, tx pgx.Tx, changes []change) error {
@@ -129,14 +130,20 @@ func (s *Store) openIncidents(ctx context.Context, tx pgx.Tx, changes []change) 
 	if len(ids) == 0 {
 		return nil
 	}
-	tag, err := tx.Exec(ctx, qIncidentOpenMany, ids, projects, mids, kinds, ats, summaries, runSeqs)
+	rows, err := tx.Query(ctx, qIncidentOpenMany+eventReturning, ids, projects, mids, kinds, ats, summaries, runSeqs)
 	if err != nil {
 		return fmt.Errorf("open incidents: %w", interpret(err))
 	}
-	if n := tag.RowsAffected(); n != int64(len(ids)) {
+	events, err := scanEvents(rows)
+	if err != nil {
+		return fmt.Errorf("open incidents: %w", interpret(err))
+	}
+	if n := len(events); n != len(ids) {
 		s.log.WarnContext(ctx, "incidents already open; kept the open ones", "opened", n, "asked", len(ids))
 	}
-	return nil
+	// Their deliveries, and the jobs that send them, in this transaction
+	// too, as write does for every other incident event.
+	return s.deliver(ctx, tx, events)
 }
 
 // claimDue locks and reads up to limit due monitors, earliest deadline

@@ -23,6 +23,7 @@ func runEvaluator(t *testing.T, newStore func(t *testing.T) monitors.Store) {
 		{"Heartbeat/SettlesAtOnceWhenNothingIsDue", testHeartbeatNothingDue},
 		{"Heartbeat/ConcurrentDetectOnce", testHeartbeatConcurrent},
 		{"Outage/List", testOutageList},
+		{"EvaluateDue/DeliversItsIncidents", testEvaluateDelivers},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -218,4 +219,42 @@ func testOutageList(t *testing.T, b *bundle) {
 	require.Equal(t, want[:2], b.outages(t, monitors.OutageListParams{Limit: 2}))
 	require.Equal(t, want[2:], b.outages(t, monitors.OutageListParams{Limit: 2, Before: want[1].ID}))
 	require.Empty(t, b.outages(t, monitors.OutageListParams{Before: want[2].ID}))
+}
+
+// testEvaluateDelivers checks that the incidents a claim opens and
+// resolves get their deliveries in the claim's transaction, as those that
+// pings cause do.
+func testEvaluateDelivers(t *testing.T, b *bundle) {
+	ch := mustChannel(t, b, b.prj.ID, "ops", true)
+	missed := b.monitor(t, "missed", nil)
+	hung := b.monitor(t, "hung", func(m *monitors.Monitor) { m.MaxRuntimeSeconds = 60 })
+	MustRecord(t, b.s, Ping(missed, monitors.PingSuccess, T0), Ping(hung, monitors.PingStart, T0))
+
+	// One claim opens three incidents: missed's, and hung's stuck and
+	// missed ones.
+	ev := b.evaluate(t, T0.Add(time.Hour+5*time.Minute), 10, monitors.TimeOptions{})
+	require.Len(t, ev, 2)
+	ins := b.incidents(t, monitors.IncidentListParams{})
+	require.Len(t, ins, 3)
+	for _, in := range ins {
+		evs := b.events(t, in.ID)
+		require.Equal(t, []monitors.IncidentEventKind{monitors.EventOpened}, eventKinds(evs))
+		ds := b.deliveries(t, in.ID)
+		require.Equal(t, []routed{{ch.ID, monitors.EventOpened}}, routes(ds), "incident %s (%s)", in.Kind, in.MonitorID)
+		require.Equal(t, evs[0].ID, ds[0].EventID)
+	}
+
+	// A day later the hung run is abandoned: its stuck incident resolves,
+	// with its delivery.
+	ev = b.evaluate(t, T0.Add(24*time.Hour+time.Minute), 10, monitors.TimeOptions{})
+	require.Len(t, ev, 1)
+	var stuck *monitors.Incident
+	for _, in := range b.incidents(t, monitors.IncidentListParams{MonitorID: hung.ID}) {
+		if in.Kind == monitors.IncidentStuck {
+			stuck = in
+		}
+	}
+	require.NotNil(t, stuck)
+	require.NotNil(t, stuck.ResolvedAt)
+	require.Equal(t, []routed{{ch.ID, monitors.EventOpened}, {ch.ID, monitors.EventResolved}}, routes(b.deliveries(t, stuck.ID)))
 }
