@@ -48,9 +48,10 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 	var he *echo.HTTPError
 	if errors.As(err, &he) {
 		status = he.Code
-		if m, ok := he.Message.(string); ok {
+		if m, ok := he.Message.(string); ok && m != http.StatusText(status) {
 			msg = m
 		} else {
+			// echo's own errors ("Not Found") read like ours ("not found").
 			msg = strings.ToLower(http.StatusText(status))
 		}
 	} else {

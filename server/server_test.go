@@ -105,3 +105,32 @@ func TestBaseURLWithPortZero(t *testing.T) {
 	require.Contains(t, string(body), "http://"+srv.Addr()+"/badge/")
 	require.NotContains(t, string(body), ":0/")
 }
+
+// TestUnknownPaths checks that an unknown API path is a JSON 404, not the
+// dashboard's sign-in redirect, and that pages still ask to sign in.
+func TestUnknownPaths(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv, err := server.New(ctx, testConfig(testdb.SQLitePath(t)), testdb.Logger(t))
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() { done <- srv.Run(ctx) }()
+	defer func() { cancel(); require.NoError(t, <-done) }()
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
+	req, err := http.NewRequest(http.MethodGet, "http://"+srv.Addr()+"/api/v1/nope", nil)
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+srv.Bootstrapped.APIKey)
+	resp, err := client.Do(req)
+	require.NoError(t, err)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.Equal(t, http.StatusNotFound, resp.StatusCode, string(body))
+	require.JSONEq(t, `{"error":"not found"}`, string(body))
+
+	resp, err = client.Get("http://" + srv.Addr() + "/monitors/new")
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode, "pages still ask to sign in")
+}

@@ -185,36 +185,43 @@ func clientIPExtractor(trusted []netip.Prefix) echo.IPExtractor {
 func (h *Handler) Register(e *echo.Echo) {
 	e.GET("/static/*", h.static)
 
-	g := e.Group("", h.headers)
-	g.GET("/", h.wrap(h.home))
-	g.POST("/setup", h.wrap(h.setup))
-	g.GET("/login", h.wrap(h.loginForm))
-	g.POST("/login", h.wrap(h.login), h.limiter)
-	g.POST("/logout", h.wrap(h.logout))
+	// Middleware is given per route, not per group: echo's Group(prefix,
+	// middleware) also routes every unknown path under the prefix (here:
+	// all of them, /api/v1/... included) to the middleware.
+	page := func(method, path string, fn func(echo.Context) error, mw ...echo.MiddlewareFunc) {
+		e.Add(method, path, h.wrap(fn), append([]echo.MiddlewareFunc{h.headers}, mw...)...)
+	}
+	page(http.MethodGet, "/", h.home)
+	page(http.MethodPost, "/setup", h.setup)
+	page(http.MethodGet, "/login", h.loginForm)
+	page(http.MethodPost, "/login", h.login, h.limiter)
+	page(http.MethodPost, "/logout", h.logout)
 
-	a := g.Group("", h.requireViewer)
-	a.POST("/project", h.wrap(h.switchProject))
-	a.GET("/monitors/new", h.wrap(h.monitorNew))
-	a.POST("/monitors", h.wrap(h.monitorCreate))
-	a.GET("/monitors/:id", h.wrap(h.monitorPage))
-	a.GET("/monitors/:id/edit", h.wrap(h.monitorEdit))
-	a.POST("/monitors/:id", h.wrap(h.monitorUpdate))
-	a.POST("/monitors/:id/pause", h.wrap(h.monitorPause))
-	a.POST("/monitors/:id/resume", h.wrap(h.monitorResume))
-	a.POST("/monitors/:id/delete", h.wrap(h.monitorDelete))
-	a.GET("/schedule/preview", h.wrap(h.schedulePreview))
-	a.GET("/channels", h.wrap(h.channelList))
-	a.GET("/channels/new", h.wrap(h.channelNew))
-	a.POST("/channels", h.wrap(h.channelCreate))
-	a.GET("/channels/:id/edit", h.wrap(h.channelEdit))
-	a.POST("/channels/:id", h.wrap(h.channelUpdate))
-	a.POST("/channels/:id/delete", h.wrap(h.channelDelete))
-	a.POST("/channels/:id/test", h.wrap(h.channelTest))
-	a.GET("/keys", h.wrap(h.keyList))
-	a.POST("/keys", h.wrap(h.keyCreate))
-	a.POST("/keys/:id/revoke", h.wrap(h.keyRevoke))
-	a.GET("/settings", h.wrap(h.settings))
-	a.POST("/settings", h.wrap(h.settingsUpdate))
+	viewer := func(method, path string, fn func(echo.Context) error) {
+		page(method, path, fn, h.requireViewer)
+	}
+	viewer(http.MethodPost, "/project", h.switchProject)
+	viewer(http.MethodGet, "/monitors/new", h.monitorNew)
+	viewer(http.MethodPost, "/monitors", h.monitorCreate)
+	viewer(http.MethodGet, "/monitors/:id", h.monitorPage)
+	viewer(http.MethodGet, "/monitors/:id/edit", h.monitorEdit)
+	viewer(http.MethodPost, "/monitors/:id", h.monitorUpdate)
+	viewer(http.MethodPost, "/monitors/:id/pause", h.monitorPause)
+	viewer(http.MethodPost, "/monitors/:id/resume", h.monitorResume)
+	viewer(http.MethodPost, "/monitors/:id/delete", h.monitorDelete)
+	viewer(http.MethodGet, "/schedule/preview", h.schedulePreview)
+	viewer(http.MethodGet, "/channels", h.channelList)
+	viewer(http.MethodGet, "/channels/new", h.channelNew)
+	viewer(http.MethodPost, "/channels", h.channelCreate)
+	viewer(http.MethodGet, "/channels/:id/edit", h.channelEdit)
+	viewer(http.MethodPost, "/channels/:id", h.channelUpdate)
+	viewer(http.MethodPost, "/channels/:id/delete", h.channelDelete)
+	viewer(http.MethodPost, "/channels/:id/test", h.channelTest)
+	viewer(http.MethodGet, "/keys", h.keyList)
+	viewer(http.MethodPost, "/keys", h.keyCreate)
+	viewer(http.MethodPost, "/keys/:id/revoke", h.keyRevoke)
+	viewer(http.MethodGet, "/settings", h.settings)
+	viewer(http.MethodPost, "/settings", h.settingsUpdate)
 }
 
 // headers sets the security headers of every page, and refuses
