@@ -20,8 +20,14 @@
 //
 // [Evaluator.Run] repeats passes until its context is done. It starts the
 // next pass at once while due monitors remain, otherwise when the earliest
-// deadline comes, and at least every PollInterval (at most a second), since
-// ingest and the API move deadlines.
+// deadline comes (but no sooner than 50ms after the last pass, so that
+// deadlines a few milliseconds apart share one transaction), and at least
+// every PollInterval (at most a second), since ingest and the API move
+// deadlines.
+//
+// While a burst lasts (a claim came back full), Config.Workers claims run
+// at once, each locking a batch of its own; vigil serve runs two on
+// PostgreSQL.
 //
 // # Cost
 //

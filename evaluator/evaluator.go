@@ -35,10 +35,14 @@ const (
 	OutageThresholdMin = 5 * time.Second
 )
 
-// recheckDue is how soon a pass looks again when due monitors are left that
-// it could not claim: another evaluator, or ingest, holds them, and will
-// most likely have written them by then.
-const recheckDue = 20 * time.Millisecond
+// passGapMin is the shortest sleep between two passes that did not leave a
+// backlog. Deadlines that fall due a few milliseconds apart are then
+// evaluated together, in one transaction instead of one each, at the cost of
+// at most this much more detection latency. It is also how soon a pass looks
+// again when due monitors are left that it could not claim: another
+// evaluator, or ingest, holds them and will most likely have written them by
+// then.
+const passGapMin = 50 * time.Millisecond
 
 // Config configures an [Evaluator]. Zero values take the defaults.
 type Config struct {
@@ -345,11 +349,7 @@ func (e *Evaluator) wait(pass *Pass, now time.Time) time.Duration {
 	}
 	w := e.cfg.PollInterval
 	if pass.NextDeadline != nil {
-		d := pass.NextDeadline.Sub(now)
-		if d <= 0 {
-			d = recheckDue
-		}
-		w = min(w, d)
+		w = min(w, max(pass.NextDeadline.Sub(now), passGapMin))
 	}
 	return w
 }

@@ -57,6 +57,7 @@ import (
 	"github.com/vigilhq/vigil/keys"
 	"github.com/vigilhq/vigil/monitors"
 	"github.com/vigilhq/vigil/monitors/pgstore"
+	"github.com/vigilhq/vigil/server"
 )
 
 func main() {
@@ -77,6 +78,7 @@ type opts struct {
 	lead           time.Duration
 	batchSize      int
 	workers        int
+	channels       int
 	replicas       int
 	timeout        time.Duration
 	keep           bool
@@ -101,6 +103,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&o.lead, "lead", 10*time.Second, "time from loading the due workload to its first deadline; CPU while idle is measured in it")
 	fs.IntVar(&o.batchSize, "batch-size", evaluator.BatchSizeDefault, "monitors per claim transaction")
 	fs.IntVar(&o.workers, "workers", 2, "claim transactions at once per evaluator during a burst (vigil serve uses 2 on PostgreSQL)")
+	fs.IntVar(&o.channels, "channels", 1, "default channels of the project: each incident gets a delivery, with its job queued, per channel, as vigil serve does")
 	fs.IntVar(&o.replicas, "replicas", 1, "evaluators running at once")
 	fs.DurationVar(&o.timeout, "timeout", 2*time.Minute, "longest wait for the workload's incidents after its last deadline")
 	fs.BoolVar(&o.keep, "keep", false, "keep the schema at the end")
@@ -154,8 +157,8 @@ type result struct {
 func bench(ctx context.Context, o *opts, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "machine: %s\n", machine())
 	fmt.Fprintf(stdout, "load before: %s\n", uptime())
-	fmt.Fprintf(stdout, "workload per round: burst %d at one instant, %d/s for %s around it; batch size %d; %d evaluator(s) of %d worker(s)\n\n",
-		o.burst, o.steadyRate, o.steadyDuration, o.batchSize, o.replicas, o.workers)
+	fmt.Fprintf(stdout, "workload per round: burst %d at one instant, %d/s for %s around it; batch size %d; %d evaluator(s) of %d worker(s); %d default channel(s)\n\n",
+		o.burst, o.steadyRate, o.steadyDuration, o.batchSize, o.replicas, o.workers, o.channels)
 
 	admin, err := pgx.Connect(ctx, o.database)
 	if err != nil {
@@ -206,6 +209,17 @@ func bench(ctx context.Context, o *opts, stdout, stderr io.Writer) error {
 		project = keys.NewID()
 		if _, err := load.ProjectCreate(ctx, &monitors.ProjectCreateParams{ID: project, Name: "bench", PingKey: keys.NewProjectPingKey(), Now: time.Now()}); err != nil {
 			return fmt.Errorf("create project: %w", err)
+		}
+	}
+	chans, err := load.ChannelList(ctx, &monitors.ChannelListParams{ProjectID: project})
+	if err != nil {
+		return fmt.Errorf("list channels: %w", err)
+	}
+	for i := len(chans); i < o.channels; i++ {
+		_, err := load.ChannelCreate(ctx, &monitors.ChannelCreateParams{ID: keys.NewID(), ProjectID: project, Kind: "webhook",
+			Name: fmt.Sprintf("hook %d", i), Config: json.RawMessage(`{"url":"https://example.com/vigil"}`), IsDefault: true, Now: time.Now()})
+		if err != nil {
+			return fmt.Errorf("create channel: %w", err)
 		}
 	}
 	// Rounds of an earlier run left due monitors behind; this run's are
@@ -269,11 +283,17 @@ func runRound(ctx context.Context, o *opts, tag string, round, n int, project st
 	if _, err := pool.Exec(ctx, `CHECKPOINT`); err != nil {
 		fmt.Fprintf(stdout, "no CHECKPOINT after loading (%v): a checkpoint may overlap the measurement\n", err)
 	}
-	evalStore, err := pgstore.Open(ctx, evalURL, pgstore.Options{Logger: logger})
+	// The store as vigil serve opens it, with the hook that queues a job
+	// for each delivery in the transaction that creates it.
+	st, err := server.OpenStore(ctx, evalURL, logger)
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
-	defer evalStore.Close()
+	defer st.Close()
+	evalStore, ok := st.(*pgstore.Store)
+	if !ok {
+		return nil, fmt.Errorf("open store: %T is not a PostgreSQL store", st)
+	}
 	r.claimPlan, r.nextPlan, err = evalStore.ExplainEvaluateDue(ctx, time.Now(), o.batchSize)
 	if err != nil {
 		return nil, err
@@ -415,21 +435,24 @@ func runRound(ctx context.Context, o *opts, tag string, round, n int, project st
 	slices.Sort(r.all)
 	slices.Sort(r.burst)
 
-	// Every due monitor has exactly one incident, each with its one event.
-	var incidents, distinct, events int
+	// Every due monitor has exactly one incident, each with its one event
+	// and one delivery per channel.
+	var incidents, distinct, events, deliveries int
 	err = pool.QueryRow(ctx, `SELECT count(*), count(DISTINCT i.monitor_id),
-			(SELECT count(*) FROM incident_events e JOIN monitors m ON m.id = e.monitor_id WHERE m.slug LIKE $1)
+			(SELECT count(*) FROM incident_events e JOIN monitors m ON m.id = e.monitor_id WHERE m.slug LIKE $1),
+			(SELECT count(*) FROM deliveries d JOIN monitors m ON m.id = d.monitor_id WHERE m.slug LIKE $1)
 		FROM incidents i JOIN monitors m ON m.id = i.monitor_id WHERE m.slug LIKE $1`,
-		"due-"+tag+"-%").Scan(&incidents, &distinct, &events)
+		"due-"+tag+"-%").Scan(&incidents, &distinct, &events, &deliveries)
 	if err != nil {
 		return nil, fmt.Errorf("count incidents: %w", err)
 	}
-	if incidents != r.due || distinct != r.due || events != r.due {
-		return nil, fmt.Errorf("%d due monitors got %d incidents on %d monitors with %d events", r.due, incidents, distinct, events)
+	if incidents != r.due || distinct != r.due || events != r.due || deliveries != r.due*o.channels {
+		return nil, fmt.Errorf("%d due monitors got %d incidents on %d monitors with %d events and %d deliveries",
+			r.due, incidents, distinct, events, deliveries)
 	}
 	r.incidents = incidents
-	fmt.Fprintf(stdout, "  %d incidents, one per due monitor, each with one event; latency p50 %s p99 %s max %s; burst p99 %s, %.0f monitors/s\n\n",
-		incidents, ms(pct(r.all, 50)), ms(pct(r.all, 99)), ms(pct(r.all, 100)), ms(pct(r.burst, 99)), r.burstRate)
+	fmt.Fprintf(stdout, "  %d incidents, one per due monitor, each with one event and %d deliveries; latency p50 %s p99 %s max %s; burst p99 %s, %.0f monitors/s\n\n",
+		incidents, o.channels, ms(pct(r.all, 50)), ms(pct(r.all, 99)), ms(pct(r.all, 100)), ms(pct(r.burst, 99)), r.burstRate)
 	return r, nil
 }
 
