@@ -7,15 +7,16 @@
 // that many monitors whose deadlines are spread over the next day, bulk
 // loaded with COPY, then adds a due workload: -steady-rate monitors a
 // second falling due for -steady-duration, and a burst of -burst monitors
-// all due at the same instant in the middle of it. It runs the real
+// in the middle of it, their deadlines spread evenly over -burst-spread
+// (one second; 0 puts them all at the same instant). It runs the real
 // evaluator (-replicas of them) in this process against the real store,
 // with the real clock, and measures:
 //
 //   - detection latency: from each monitor's deadline to the commit of its
 //     missed incident, p50, p99 and max, for all due monitors and for the
 //     burst alone;
-//   - burst throughput: the burst's monitors divided by the time from their
-//     deadline to the commit of the last of their incidents;
+//   - burst throughput: the burst's monitors divided by the time from the
+//     first of their deadlines to the commit of the last of their incidents;
 //   - CPU: this process's (getrusage) and the PostgreSQL backends' serving
 //     its evaluators (/proc/PID/schedstat), while nothing is due (per
 //     second) and while the workload runs (per due monitor);
@@ -73,6 +74,7 @@ type opts struct {
 	schema         string
 	idle           []int
 	burst          int
+	burstSpread    time.Duration
 	steadyRate     int
 	steadyDuration time.Duration
 	lead           time.Duration
@@ -97,7 +99,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.database, "database", os.Getenv("VIGIL_TEST_POSTGRES_URL"), "postgres:// URL of a scratch database (default: $VIGIL_TEST_POSTGRES_URL)")
 	fs.StringVar(&o.schema, "schema", "vigil_evalbench", "schema to create, fill and drop")
 	fs.StringVar(&idle, "idle", "10000,100000,1000000", "comma-separated counts of idle monitors, in increasing order")
-	fs.IntVar(&o.burst, "burst", 10000, "monitors falling due at the same instant")
+	fs.IntVar(&o.burst, "burst", 10000, "monitors falling due together")
+	fs.DurationVar(&o.burstSpread, "burst-spread", time.Second, "how the burst's deadlines are spread, evenly; 0 puts them all at one instant")
 	fs.IntVar(&o.steadyRate, "steady-rate", 200, "monitors falling due per second around the burst")
 	fs.DurationVar(&o.steadyDuration, "steady-duration", 20*time.Second, "how long monitors fall due at the steady rate; the burst is in the middle")
 	fs.DurationVar(&o.lead, "lead", 10*time.Second, "time from loading the due workload to its first deadline; CPU while idle is measured in it")
@@ -151,14 +154,15 @@ type result struct {
 	claimPlan, nextPlan  string
 	burstPlan            string
 	walPerDue            int64
+	load                 string
 	loadRate             float64
 }
 
 func bench(ctx context.Context, o *opts, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "machine: %s\n", machine())
 	fmt.Fprintf(stdout, "load before: %s\n", uptime())
-	fmt.Fprintf(stdout, "workload per round: burst %d at one instant, %d/s for %s around it; batch size %d; %d evaluator(s) of %d worker(s); %d default channel(s)\n\n",
-		o.burst, o.steadyRate, o.steadyDuration, o.batchSize, o.replicas, o.workers, o.channels)
+	fmt.Fprintf(stdout, "workload per round: burst %d over %s, %d/s for %s around it; batch size %d; %d evaluator(s) of %d worker(s); %d default channel(s)\n\n",
+		o.burst, o.burstSpread, o.steadyRate, o.steadyDuration, o.batchSize, o.replicas, o.workers, o.channels)
 
 	admin, err := pgx.Connect(ctx, o.database)
 	if err != nil {
@@ -243,12 +247,12 @@ func bench(ctx context.Context, o *opts, stdout, stderr io.Writer) error {
 
 	fmt.Fprintf(stdout, "\nload after: %s\n\n", uptime())
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "idle\ttotal\tdue\tp50\tp99\tmax\tburst p50\tburst p99\tburst max\tburst/s\tidle CPU vigil/s\tidle CPU pg/s\tCPU vigil/due\tCPU pg/due\tWAL/due\t")
+	fmt.Fprintln(tw, "idle\ttotal\tdue\tp50\tp99\tmax\tburst p50\tburst p99\tburst max\tburst/s\tidle CPU vigil/s\tidle CPU pg/s\tCPU vigil/due\tCPU pg/due\tWAL/due\tload\t")
 	for _, r := range results {
-		fmt.Fprintf(tw, "%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%.0f\t%s\t%s\t%s\t%s\t%.1fKiB\t\n", r.idle, r.total, r.due,
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%.0f\t%s\t%s\t%s\t%s\t%.1fKiB\t%s\t\n", r.idle, r.total, r.due,
 			ms(pct(r.all, 50)), ms(pct(r.all, 99)), ms(pct(r.all, 100)),
 			ms(pct(r.burst, 50)), ms(pct(r.burst, 99)), ms(pct(r.burst, 100)), r.burstRate,
-			ms(r.idleProcPerSec), ms(r.idlePGPerSec), us(r.procPerDue), us(r.pgPerDue), float64(r.walPerDue)/1024)
+			ms(r.idleProcPerSec), ms(r.idlePGPerSec), us(r.procPerDue), us(r.pgPerDue), float64(r.walPerDue)/1024, r.load)
 	}
 	return tw.Flush()
 }
@@ -265,9 +269,9 @@ func runRound(ctx context.Context, o *opts, tag string, round, n int, project st
 	if n > have {
 		now := time.Now()
 		started := time.Now()
-		err := copyMonitors(ctx, pool, project, n-have, func(i int) (string, time.Time) {
+		err := copyMonitors(ctx, pool, project, n-have, func(i int) (string, string, time.Time) {
 			// Deadlines spread over the next day, one second apart at most.
-			return fmt.Sprintf("idle-%d", have+i), now.Add(time.Hour + time.Duration(i%86400)*time.Second + time.Duration(i/86400)*time.Millisecond)
+			return keys.NewID(), fmt.Sprintf("idle-%d", have+i), now.Add(time.Hour + time.Duration(i%86400)*time.Second + time.Duration(i/86400)*time.Millisecond)
 		})
 		if err != nil {
 			return nil, err
@@ -300,33 +304,36 @@ func runRound(ctx context.Context, o *opts, tag string, round, n int, project st
 	}
 
 	// The due workload: steady monitors spread over the window, and the
-	// burst, all due at the same instant in its middle.
+	// burst in its middle, spread evenly over -burst-spread (0: all at one
+	// instant).
 	steady := int(float64(o.steadyRate) * o.steadyDuration.Seconds())
 	r.due = steady + o.burst
 	base := time.Now().Add(o.lead).Truncate(time.Second).Add(time.Second)
 	burstAt := base.Add(o.steadyDuration / 2)
-	err = copyMonitors(ctx, pool, project, r.due, func(i int) (string, time.Time) {
-		slug := fmt.Sprintf("due-%s-%d", tag, i)
+	inBurst := make(map[string]bool, o.burst)
+	err = copyMonitors(ctx, pool, project, r.due, func(i int) (string, string, time.Time) {
+		id, slug := keys.NewID(), fmt.Sprintf("due-%s-%d", tag, i)
 		if i < o.burst {
-			return slug, burstAt
+			inBurst[id] = true
+			return id, slug, burstAt.Add(time.Duration(float64(o.burstSpread) * float64(i) / float64(o.burst)))
 		}
 		j := i - o.burst
-		return slug, base.Add(time.Duration(float64(o.steadyDuration) * float64(j) / float64(max(steady, 1))))
+		return id, slug, base.Add(time.Duration(float64(o.steadyDuration) * float64(j) / float64(max(steady, 1))))
 	})
 	if err != nil {
 		return nil, err
 	}
 	// The claim's plan as the burst falls due: every due monitor of the
 	// round is due then, and the claim still reads one batch.
-	r.burstPlan, _, err = evalStore.ExplainEvaluateDue(ctx, burstAt, o.batchSize)
+	r.burstPlan, _, err = evalStore.ExplainEvaluateDue(ctx, burstAt.Add(o.burstSpread), o.batchSize)
 	if err != nil {
 		return nil, err
 	}
 	if err := pool.QueryRow(ctx, `SELECT count(*) FROM monitors`).Scan(&r.total); err != nil {
 		return nil, fmt.Errorf("count monitors: %w", err)
 	}
-	fmt.Fprintf(stdout, "round %d: %d idle monitors, %d in all; %d due from %s, burst of %d at %s\n",
-		round+1, n, r.total, r.due, base.Format("15:04:05"), o.burst, burstAt.Format("15:04:05"))
+	fmt.Fprintf(stdout, "round %d: %d idle monitors, %d in all; %d due from %s, burst of %d at %s over %s\n",
+		round+1, n, r.total, r.due, base.Format("15:04:05"), o.burst, burstAt.Format("15:04:05"), o.burstSpread)
 	fmt.Fprintf(stdout, "claim plan with nothing due:\n%s\nclaim plan at the burst, %d due:\n%s\nnext deadline plan:\n%s\n",
 		indent(r.claimPlan), steady/2+o.burst, indent(r.burstPlan), indent(r.nextPlan))
 
@@ -348,9 +355,11 @@ func runRound(ctx context.Context, o *opts, tag string, round, n int, project st
 			}
 			lat := committed.Sub(ev.DueAt)
 			latAll = append(latAll, lat)
-			if ev.DueAt.Equal(burstAt) {
+			if inBurst[ev.MonitorID] {
 				latBurst = append(latBurst, lat)
-				lastDone = committed
+				if committed.After(lastDone) {
+					lastDone = committed
+				}
 			}
 			seen++
 			if seen == r.due {
@@ -451,6 +460,7 @@ func runRound(ctx context.Context, o *opts, tag string, round, n int, project st
 			r.due, incidents, distinct, events, deliveries)
 	}
 	r.incidents = incidents
+	r.load = loadAvg()
 	fmt.Fprintf(stdout, "  %d incidents, one per due monitor, each with one event and %d deliveries; latency p50 %s p99 %s max %s; burst p99 %s, %.0f monitors/s\n\n",
 		incidents, o.channels, ms(pct(r.all, 50)), ms(pct(r.all, 99)), ms(pct(r.all, 100)), ms(pct(r.burst, 99)), r.burstRate)
 	return r, nil
@@ -458,7 +468,7 @@ func runRound(ctx context.Context, o *opts, tag string, round, n int, project st
 
 // copyMonitors bulk-loads count monitors, each up since its last success
 // and missed at the deadline that at(i) gives, with its slug.
-func copyMonitors(ctx context.Context, pool *pgxpool.Pool, project string, count int, at func(i int) (string, time.Time)) error {
+func copyMonitors(ctx context.Context, pool *pgxpool.Pool, project string, count int, at func(i int) (id, slug string, deadline time.Time)) error {
 	const (
 		every = 3600
 		grace = 60
@@ -473,7 +483,7 @@ func copyMonitors(ctx context.Context, pool *pgxpool.Pool, project string, count
 		if i == count {
 			return nil, nil
 		}
-		slug, deadline := at(i)
+		id, slug, deadline := at(i)
 		i++
 		deadline = deadline.UTC()
 		expected := deadline.Add(-grace * time.Second)
@@ -485,7 +495,7 @@ func copyMonitors(ctx context.Context, pool *pgxpool.Pool, project string, count
 			encErr = err
 			return nil, err
 		}
-		return []any{keys.NewID(), project, slug, slug, string(monitors.ScheduleInterval), int64(every), int64(grace),
+		return []any{id, project, slug, slug, string(monitors.ScheduleInterval), int64(every), int64(grace),
 			string(monitors.AlertFinal), int32(1), int32(1), string(monitors.OverlapAlert), keys.NewPingKey(), created, created,
 			string(monitors.StatusUp), state, last, expected, deadline}, nil
 	})
@@ -617,6 +627,15 @@ func uptime() string {
 		return "unknown (" + err.Error() + ")"
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// loadAvg returns the machine's load average over the last minute.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	return strings.Fields(string(b))[0]
 }
 
 func machine() string {
