@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/vigilhq/vigil/monitors"
+	"github.com/vigilhq/vigil/monitors/storetest"
 )
 
 // The cases of the Hangfire articles in /work/shared/reference: each
@@ -19,57 +20,30 @@ import (
 
 func scheduledAt(t time.Time) pingOpt { return func(p *monitors.Ping) { p.ScheduledAt = &t } }
 
-// chainEnd is how a retry chain ends.
-type chainEnd int
-
 const (
-	endSuccess chainEnd = iota // the last attempt succeeds
-	endFinal                   // the last attempt fails with no retry announced
-	endSilent                  // the last attempt fails announcing a retry that never comes
+	endSuccess = storetest.ChainSucceeds
+	endFinal   = storetest.ChainFails
+	endSilent  = storetest.ChainGoesSilent
 )
 
-// jobPing is one ping of a simulated job.
-type jobPing struct {
-	at   time.Time
-	kind monitors.PingKind
-	opts []pingOpt
+func chain(occ time.Time, last int, end storetest.ChainEnd, keyed bool) []monitors.Ping {
+	return storetest.HangfireChain(occ, last, end, keyed)
 }
 
-// chain returns the pings of one occurrence's attempts 1..last under
-// Hangfire's default policy at its longest delays: each attempt starts,
-// runs 5 s and fails announcing the next, until the end. With keyed, the
-// pings carry scheduled_at, as the SDK sends them.
-func chain(occ time.Time, last int, end chainEnd, keyed bool) []jobPing {
-	var out []jobPing
-	t := occ
-	for n := 1; n <= last; n++ {
-		opts := []pingOpt{attempt(n), rid(fmt.Sprintf("%s/%d", occ.Format("15:04"), n))}
-		if keyed {
-			opts = append(opts, scheduledAt(occ))
-		}
-		out = append(out, jobPing{at: t, kind: monitors.PingStart, opts: opts})
-		t = t.Add(5 * time.Second)
-		switch {
-		case n == last && end == endSuccess:
-			out = append(out, jobPing{at: t, kind: monitors.PingSuccess, opts: opts})
-			return out
-		case n == last && end == endFinal:
-			out = append(out, jobPing{at: t, kind: monitors.PingFail, opts: opts})
-			return out
-		}
-		next := t.Add(hangfireDelay(n))
-		out = append(out, jobPing{at: t, kind: monitors.PingFail, opts: append(slices.Clip(opts), retryAt(next))})
-		t = next
+func pings(kind monitors.PingKind, at time.Time, opts ...pingOpt) []monitors.Ping {
+	p := monitors.Ping{Kind: kind, At: at}
+	for _, o := range opts {
+		o(&p)
 	}
-	return out
+	return []monitors.Ping{p}
 }
 
 // play applies the pings in time order, applying every deadline that
 // falls before each, then every deadline before until. At each of the
 // probes' times (before the pings of that instant), probe is called.
-func (s *scenario) play(until time.Time, pings []jobPing, probes map[time.Time]func()) {
+func (s *scenario) play(until time.Time, ps []monitors.Ping, probes map[time.Time]func()) {
 	s.t.Helper()
-	slices.SortStableFunc(pings, func(a, b jobPing) int { return a.at.Compare(b.at) })
+	slices.SortStableFunc(ps, func(a, b monitors.Ping) int { return a.At.Compare(b.At) })
 	var times []time.Time
 	for t := range probes {
 		times = append(times, t)
@@ -82,10 +56,12 @@ func (s *scenario) play(until time.Time, pings []jobPing, probes map[time.Time]f
 			times = times[1:]
 		}
 	}
-	for _, p := range pings {
-		probe(p.at)
-		s.advance(p.at)
-		s.ping(p.kind, p.at, p.opts...)
+	for _, p := range ps {
+		probe(p.At)
+		s.advance(p.At)
+		tr, err := monitors.ApplyPing(s.m, &p)
+		require.NoError(s.t, err)
+		s.record(tr)
 	}
 	probe(until)
 	s.advance(until)
@@ -111,8 +87,8 @@ func TestRetryChainsPerOccurrence(t *testing.T) {
 	t.Parallel()
 	h := func(s string) time.Time { return at("2026-01-01T" + s + "Z") }
 	// The 00:00 occurrence succeeds, so the monitor is watched from there.
-	first := []jobPing{{at: h("00:00:00"), kind: monitors.PingSuccess, opts: []pingOpt{scheduledAt(h("00:00:00"))}}}
-	ok := func(occ string) []jobPing { return chain(h(occ), 1, endSuccess, true) }
+	first := pings(monitors.PingSuccess, h("00:00:00"), scheduledAt(h("00:00:00")))
+	ok := func(occ string) []monitors.Ping { return chain(h(occ), 1, endSuccess, true) }
 
 	t.Run("TwoChainsAlive", func(t *testing.T) {
 		t.Parallel()
@@ -161,7 +137,7 @@ func TestRetryChainsPerOccurrence(t *testing.T) {
 		// 02:00's seventh attempt announces a retry that never comes (its
 		// job was deleted, its server died); 01:00 and 03:00 go on.
 		silent := chain(h("02:00:00"), 7, endSilent, true)
-		awaited := *silent[len(silent)-1].opts[len(silent[len(silent)-1].opts)-1].apply().RetryAt
+		awaited := *silent[len(silent)-1].RetryAt
 		pings := slices.Concat(first, chain(h("01:00:00"), 11, endSuccess, true), silent,
 			chain(h("03:00:00"), 10, endSuccess, true), ok("04:00:00"), ok("05:00:00"), ok("06:00:00"), ok("07:00:00"), ok("08:00:00"))
 		s.play(h("08:30:00"), pings, nil)
@@ -200,11 +176,7 @@ func TestRetryChainsPerOccurrence(t *testing.T) {
 	})
 }
 
-func (o pingOpt) apply() *monitors.Ping {
-	p := &monitors.Ping{}
-	o(p)
-	return p
-}
+func ptr[T any](v T) *T { return &v }
 
 func fmtUTC(t time.Time) string {
 	if t.Second() != 0 {
@@ -294,7 +266,7 @@ func TestDeadlinePerOccurrence(t *testing.T) {
 		require.Equal(t, d("2T02:00:00"), s.m.State.DeadlineOcc)
 		pings := chain(d("2T02:01:00"), 11, endSuccess, true)
 		for i := range pings {
-			pings[i].opts = append(pings[i].opts, scheduledAt(d("2T02:00:00")))
+			pings[i].ScheduledAt = ptr(d("2T02:00:00"))
 		}
 		s.play(d("2T07:00:00"), pings, map[time.Time]func(){
 			d("2T05:00:01"): func() {
@@ -305,7 +277,7 @@ func TestDeadlinePerOccurrence(t *testing.T) {
 				require.Len(t, s.m.State.Retries, 1, "the chain is still watched")
 			},
 		})
-		require.True(t, pings[len(pings)-1].at.After(d("2T06:19:00")))
+		require.True(t, pings[len(pings)-1].At.After(d("2T06:19:00")))
 		require.Equal(t, []monitors.IncidentKind{monitors.IncidentDeadline}, s.opened())
 		require.Equal(t, []monitors.IncidentKind{monitors.IncidentDeadline}, s.resolved())
 		require.Contains(t, s.log[1].Summary, "the occurrence of 2026-01-02 02:00 UTC succeeded at")
@@ -378,4 +350,18 @@ func TestLegacyStateWithOneRetry(t *testing.T) {
 	require.NoError(t, st.UnmarshalJSON([]byte(raw)))
 	require.Equal(t, []monitors.RetryWait{{At: at("2026-01-01T01:10:00Z"), Attempt: 3, FailAt: at("2026-01-01T01:05:00Z")}}, st.Retries)
 	require.False(t, strings.Contains(fmt.Sprint(st), "retry\":"))
+}
+
+func TestScheduledAtFarFromThePingIsIgnored(t *testing.T) {
+	t.Parallel()
+	h := func(s string) time.Time { return at("2026-01-01T" + s + "Z") }
+	for _, sa := range []time.Time{h("03:00:01").Add(time.Hour), at("2000-01-01T01:00:00Z")} {
+		s := newScenario(t, hourly())
+		s.ping(monitors.PingSuccess, h("01:00:05"), scheduledAt(h("01:00:00")))
+		// A host whose clock is far off: judged as a ping without it.
+		s.ping(monitors.PingSuccess, h("02:00:05"), scheduledAt(sa))
+		require.Equal(t, h("03:00:00"), s.m.State.Expected, "scheduled_at %s", sa)
+		s.ping(monitors.PingFail, h("02:30:00"), scheduledAt(sa), retryAt(h("02:31:00")))
+		require.False(t, s.m.State.Retries[0].Keyed)
+	}
 }

@@ -363,12 +363,22 @@ type occRef struct {
 	keyed bool
 }
 
+// Bounds of a ping's scheduled_at. A run starts at or after its fire time,
+// so only clock skew, or a job started a little early, puts scheduled_at
+// after the ping; and no retry chain lasts a year. A scheduled_at outside
+// them cannot be the run's occurrence (the job's host clock is far off),
+// so the ping is judged as if it had none: a ping is never refused for it.
+const (
+	ScheduledAtAhead  = time.Hour
+	ScheduledAtMaxAge = 366 * 24 * time.Hour
+)
+
 // occurrence returns the occurrence p belongs to. With scheduled_at, that
 // is the one it names (to the second). Without, it is the occurrence its
 // time falls in, as [machine.occurrenceAt] says.
 func (x *machine) occurrence(p *Ping) occRef {
-	if p.ScheduledAt != nil {
-		return occRef{at: p.ScheduledAt.Truncate(time.Second), keyed: true}
+	if sa := p.ScheduledAt; sa != nil && !sa.After(p.At.Add(ScheduledAtAhead)) && !sa.Before(p.At.Add(-ScheduledAtMaxAge)) {
+		return occRef{at: sa.Truncate(time.Second), keyed: true}
 	}
 	return occRef{at: x.occurrenceAt(p.At)}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/vigilhq/vigil/monitors"
+	"github.com/vigilhq/vigil/monitors/storetest"
 )
 
 // scenario drives one monitor through pings and ticks with a clock the test
@@ -322,10 +323,7 @@ func TestSkipIsAliveAndClosesNoRun(t *testing.T) {
 	require.Equal(t, monitors.RunSkipped, s.run[len(s.run)-1].Outcome)
 }
 
-// hangfireDelay is Hangfire's default worst-case delay before retry n.
-func hangfireDelay(n int) time.Duration {
-	return time.Duration((n-1)*(n-1)*(n-1)*(n-1)+15+29*n) * time.Second
-}
+var hangfireDelay = storetest.HangfireDelay
 
 func TestHangfireRetriesOutlastNextOccurrence(t *testing.T) {
 	t.Parallel()
