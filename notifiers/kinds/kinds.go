@@ -135,7 +135,7 @@ type kind[C any] struct {
 	secrets      []string
 	destinations []string
 	validate     func(*C) error
-	build    func(C, Deps) (notifiers.Notifier, error)
+	build        func(C, Deps) (notifiers.Notifier, error)
 }
 
 // All returns every kind, in the order PROTOCOL §2 lists them.
