@@ -307,7 +307,7 @@ func (h *Handler) monitorJSON(m *monitors.Monitor, personFields []string, prj *m
 	byKey := h.baseURL + "/ping/" + m.PingKey
 	out := Monitor{
 		ID: m.ID, Name: m.Name, Slug: m.Slug, Tags: nonNil(m.Tags),
-		Schedule: scheduleJSON(m.Schedule),
+		Schedule:     scheduleJSON(m.Schedule),
 		GraceSeconds: m.GraceSeconds, MaxRuntimeSeconds: m.MaxRuntimeSeconds, DeadlineSeconds: m.DeadlineSeconds,
 		AlertOnFailure: string(m.AlertOnFailure), FailureThreshold: m.FailureThreshold,
 		RecoveryThreshold: m.RecoveryThreshold, Overlap: string(m.Overlap), Channels: nonNil(m.Channels),

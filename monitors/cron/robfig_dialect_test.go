@@ -125,4 +125,3 @@ func TestRobfigOrbit(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, r.Prev(time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC), time.UTC).Equal(time.Date(1969, 1, 1, 0, 0, 0, 0, time.UTC)))
 }
-
