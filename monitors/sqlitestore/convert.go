@@ -194,7 +194,7 @@ func monitorArgs(m *monitors.Monitor) ([]any, error) {
 		string(m.AlertOnFailure), m.FailureThreshold, m.RecoveryThreshold, string(m.Overlap),
 		jsonList(m.Channels), m.Paused, m.Source, m.Discovered, retryArg, m.PingKey,
 		micros(m.CreatedAt), micros(m.UpdatedAt), string(m.State.Status), string(state), microsOrNil(m.State.LastPingAt),
-		microsOrNil(m.State.Expected), ceilMicros(m.NextDeadlineAt),
+		microsOrNil(m.State.Expected), ceilMicros(m.NextDeadlineAt), string(m.Schedule.Dialect),
 	}, nil
 }
 
@@ -209,7 +209,7 @@ func scanMonitor(r scanner, extra ...any) (*monitors.Monitor, error) {
 	err := r.Scan(append([]any{&m.ID, &m.ProjectID, &m.Name, &m.Slug, &tags, &m.Schedule.Kind, &m.Schedule.Expr,
 		&m.Schedule.TZ, &m.Schedule.EverySeconds, &m.GraceSeconds, &m.MaxRuntimeSeconds, &m.DeadlineSeconds,
 		&m.AlertOnFailure, &m.FailureThreshold, &m.RecoveryThreshold, &m.Overlap, &channels, &m.Paused, &m.Source,
-		&m.Discovered, &retry, &m.PingKey, tm{&m.CreatedAt}, tm{&m.UpdatedAt}, &state, tmp{&m.NextDeadlineAt}}, extra...)...)
+		&m.Discovered, &retry, &m.PingKey, tm{&m.CreatedAt}, tm{&m.UpdatedAt}, &state, tmp{&m.NextDeadlineAt}, &m.Schedule.Dialect}, extra...)...)
 	if err != nil {
 		return nil, interpret(err)
 	}
