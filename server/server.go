@@ -95,9 +95,11 @@ func (s *Server) Listen() error {
 // Addr returns the bound address, after Listen.
 func (s *Server) Addr() string { return s.listener.Addr().String() }
 
-// Run serves until ctx is done, then shuts down in reverse order: HTTP
-// first, so no ping is accepted that could not be stored, then the
-// background services, then the store.
+// Run serves until ctx is done, then shuts down within ShutdownTimeout:
+// HTTP drains (no new ping is accepted, and each one in flight is
+// answered once stored) while the evaluator and delivery stop (sends in
+// flight finish, or are cancelled and handed back to the queue); then
+// ingest writes what it holds, and the store closes.
 func (s *Server) Run(ctx context.Context) error {
 	if s.listener == nil {
 		if err := s.Listen(); err != nil {
@@ -110,10 +112,19 @@ func (s *Server) Run(ctx context.Context) error {
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
 	}
-	bgCtx, stopBackground := context.WithCancel(context.WithoutCancel(ctx))
-	var wg sync.WaitGroup
+	// Ingest stops after HTTP, so that every ping a handler still holds is
+	// written; the rest stops as soon as shutdown begins, beside HTTP's
+	// drain, so that their bounds do not add up.
+	ingestCtx, stopIngest := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopIngest()
+	restCtx, stopRest := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopRest()
+	var ingestWG, restWG sync.WaitGroup
+	for _, svc := range s.ingestServices() {
+		ingestWG.Go(func() { svc(ingestCtx) })
+	}
 	for _, svc := range s.background() {
-		wg.Go(func() { svc(bgCtx) })
+		restWG.Go(func() { svc(restCtx) })
 	}
 
 	serveErr := make(chan error, 1)
@@ -127,23 +138,60 @@ func (s *Server) Run(ctx context.Context) error {
 		err = fmt.Errorf("serve HTTP: %w", err)
 	}
 	s.logger.Info("vigil shutting down")
-	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
+	deadline := time.Now().Add(ShutdownTimeout)
+	stopRest()
+	drainCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), httpDrainTimeout)
 	defer cancel()
-	if serr := hs.Shutdown(shutdownCtx); serr != nil && !errors.Is(serr, http.ErrServerClosed) {
+	if serr := hs.Shutdown(drainCtx); serr != nil && !errors.Is(serr, http.ErrServerClosed) {
+		// Requests still open were not answered: their pings were not
+		// acknowledged, so their clients send them again.
+		_ = hs.Close()
 		err = errors.Join(err, fmt.Errorf("shut down HTTP: %w", serr))
 	}
-	stopBackground()
-	wg.Wait()
+	stopIngest()
+	if !waitUntil(&ingestWG, deadline) || !waitUntil(&restWG, deadline) {
+		// Something ignores its cancellation. What it holds is durable
+		// already: a delivery job left running is rescued after the next
+		// start.
+		s.logger.Error("shutdown took too long; exiting without waiting for the rest", "timeout", ShutdownTimeout.String())
+		return errors.Join(err, fmt.Errorf("shutdown took longer than %s", ShutdownTimeout))
+	}
 	if cerr := s.store.Close(); cerr != nil {
 		err = errors.Join(err, fmt.Errorf("close store: %w", cerr))
 	}
 	return err
 }
 
-// background lists the services that run beside HTTP until shutdown.
+// Bounds of shutdown: Run returns within ShutdownTimeout of the signal.
+// HTTP drains for at most httpDrainTimeout, while the background services
+// stop (delivery waits for its sends, then cancels them: see
+// delivery.Service.Stop); then ingest writes what it holds.
+const (
+	ShutdownTimeout  = 20 * time.Second
+	httpDrainTimeout = 10 * time.Second
+)
+
+// waitUntil waits for wg until deadline, and reports whether it ended.
+func waitUntil(wg *sync.WaitGroup, deadline time.Time) bool {
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	select {
+	case <-done:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// background lists the services that run beside HTTP until shutdown
+// begins; ingest's are apart (ingestServices), as they outlive HTTP.
 func (s *Server) background() []func(context.Context) {
 	svcs := []func(context.Context){s.pruneLoop}
-	svcs = append(svcs, s.ingestServices()...)
 	svcs = append(svcs, s.evaluatorServices()...)
 	svcs = append(svcs, s.deliveryServices()...)
 	return svcs
