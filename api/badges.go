@@ -154,7 +154,7 @@ func badgeStatus(st monitors.Status) string {
 		return badgeDown
 	case monitors.StatusLate, monitors.StatusRetrying:
 		return badgeLate
-	case monitors.StatusPaused:
+	case monitors.StatusPaused, monitors.StatusUndeclared:
 		return badgePaused
 	case monitors.StatusNew:
 		return badgeNew

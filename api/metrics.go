@@ -90,7 +90,7 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 }
 
 var monitorStatuses = []monitors.Status{monitors.StatusNew, monitors.StatusUp, monitors.StatusRunning,
-	monitors.StatusLate, monitors.StatusRetrying, monitors.StatusDown, monitors.StatusPaused}
+	monitors.StatusLate, monitors.StatusRetrying, monitors.StatusDown, monitors.StatusPaused, monitors.StatusUndeclared}
 
 // Collect queries the store. When it fails, the scrape reports
 // vigil_store_scrape_ok 0 and the store's metrics are left out, rather

@@ -77,7 +77,7 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 		require.NotNil(t, s.Value.AdditionalProperties.Has, name)
 		require.False(t, *s.Value.AdditionalProperties.Has, "%s allows no undocumented field", name)
 	}
-	require.Equal(t, []any{"new", "up", "running", "late", "retrying", "down", "paused"},
+	require.Equal(t, []any{"new", "up", "running", "late", "retrying", "down", "paused", "undeclared"},
 		schemas["Monitor"].Value.Properties["status"].Value.Enum)
 	require.Contains(t, schemas["MonitorCreate"].Value.Properties, "schedule")
 	require.Contains(t, schemas["MonitorUpdate"].Value.Properties, "person_fields")
@@ -169,6 +169,7 @@ vigil_monitors{status="new"} 1
 vigil_monitors{status="paused"} 1
 vigil_monitors{status="retrying"} 0
 vigil_monitors{status="running"} 0
+vigil_monitors{status="undeclared"} 0
 vigil_monitors{status="up"} 0
 # HELP vigil_store_scrape_ok 1 when the store answered the queries of this scrape, 0 when it did not.
 # TYPE vigil_store_scrape_ok gauge

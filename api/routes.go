@@ -25,7 +25,7 @@ func (h *Handler) table() []route {
 		{method: http.MethodGet, path: "/api/v1/monitors", access: read, fn: h.listMonitors,
 			summary: "list monitors by name", doc: routeDoc{response: MonitorList{}, query: append([]queryParam{
 				{"tag", "string", "only monitors with this tag"},
-				{"status", "string", "only monitors with one of these statuses, comma-separated"},
+				{"status", "string", "only monitors with one of these statuses (new, up, running, late, retrying, down, paused, undeclared), comma-separated"},
 				{"source", "string", "only monitors declared by this source"},
 			}, paging...)}},
 		{method: http.MethodPost, path: "/api/v1/monitors", access: write, fn: h.createMonitor,
@@ -71,7 +71,9 @@ func (h *Handler) table() []route {
 
 		{method: http.MethodPut, path: "/api/v1/sources/:source/monitors", access: write, fn: h.declare,
 			summary: "declare the complete set of monitors of a source (PROTOCOL.md §4)",
-			doc:     routeDoc{body: Declaration{}, response: DeclarationResult{}}},
+			doc: routeDoc{body: Declaration{}, response: DeclarationResult{}, query: []queryParam{
+				{"allow_mass_undeclare", "boolean", "undeclare more than half, or all, of the source's declared monitors at once; without it such a declaration is refused with 409"},
+			}, extra: []int{http.StatusConflict}}},
 
 		{method: http.MethodGet, path: "/badge/:file", access: public, fn: h.badge,
 			summary: "a badge: /badge/{badge-key}.svg or .json (shields.io endpoint)"},

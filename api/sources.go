@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -96,12 +97,18 @@ func (h *Handler) declare(c echo.Context, rq *request) error {
 	for i, m := range want {
 		slugs[i] = m.Slug
 	}
+	allowMass := false
+	if v := c.QueryParam("allow_mass_undeclare"); v != "" {
+		if allowMass, err = strconv.ParseBool(v); err != nil {
+			return invalidf("allow_mass_undeclare", "%q is not true or false", v)
+		}
+	}
 	var outcome *declaration
 	err = h.store.MonitorSync(ctx, &monitors.MonitorSyncParams{
 		ProjectID: rq.key.ProjectID, Source: source, Slugs: slugs,
 		Fn: func(current []*monitors.Monitor, pf map[string][]string) (*monitors.MonitorSyncPlan, error) {
 			var err error
-			outcome, err = planDeclaration(source, want, current, pf, h.now())
+			outcome, err = planDeclaration(source, want, current, pf, h.now(), allowMass)
 			if err != nil {
 				return nil, err
 			}
@@ -145,15 +152,20 @@ type declaration struct {
 //   - A slug of a monitor of another source, or of one a person made, is a
 //     conflict: nothing is written.
 //   - A monitor of the source takes the declared settings, except those a
-//     person set (its person fields), and is discovered again; if it was
-//     paused because its source stopped declaring it, it resumes, unless
-//     a person paused it.
-//   - A monitor of the source that is not declared any more is marked as
-//     not discovered and paused (its history is kept).
+//     person set (its person fields), and is discovered again; an
+//     undeclared one is declared again ([monitors.Redeclare]), and one
+//     paused because its source stopped declaring it (before undeclared
+//     was a status of its own) resumes, unless a person paused it.
+//   - A monitor of the source that is not declared any more is undeclared
+//     ([monitors.Undeclare]: status undeclared, its history kept, its
+//     incidents closed without a recovery notice, monitor.undeclared sent).
+//   - Undeclaring more than half of the source's declared monitors, or
+//     all of them, is refused ([monitors.CheckMassUndeclare]) unless
+//     allowMass.
 //
 // A monitor that the declaration does not change is not written, so the
 // same declaration twice changes nothing the second time.
-func planDeclaration(source string, want, current []*monitors.Monitor, personFields map[string][]string, now time.Time) (*declaration, error) {
+func planDeclaration(source string, want, current []*monitors.Monitor, personFields map[string][]string, now time.Time, allowMass bool) (*declaration, error) {
 	d := &declaration{personFields: map[string][]string{}}
 	bySlug := make(map[string]*monitors.Monitor, len(current))
 	for _, m := range current {
@@ -200,8 +212,10 @@ func planDeclaration(source string, want, current []*monitors.Monitor, personFie
 			tr  *monitors.Transition
 			err error
 		)
-		resume := !cur.Discovered && cur.Paused && !slices.Contains(pf, pausedField)
+		resume := !cur.Discovered && !cur.Undeclared() && cur.Paused && !slices.Contains(pf, pausedField)
 		switch {
+		case cur.Undeclared():
+			tr, err = monitors.Redeclare(&m, now)
 		case resume:
 			tr, err = monitors.Resume(&m, now)
 		case stateChanged(cur, &m):
@@ -210,13 +224,28 @@ func planDeclaration(source string, want, current []*monitors.Monitor, personFie
 		if err != nil {
 			return nil, fmt.Errorf("declare monitor %q: %w", w.Slug, err)
 		}
-		if resume || !cur.Discovered || configChanged(cur, &m) {
+		if resume || !cur.Discovered || cur.Undeclared() || configChanged(cur, &m) {
 			m.UpdatedAt = now
 			d.plan.Update = append(d.plan.Update, monitors.MonitorSyncUpdate{Monitor: &m, Transition: tr})
 		}
 		d.declared = append(d.declared, &m)
 		d.overridden = append(d.overridden, overridden)
 		d.personFields[m.ID] = nonNil(pf)
+	}
+	undeclaring, declaredNow := 0, 0
+	for _, cur := range current {
+		if cur.Source != source || !cur.Discovered {
+			continue
+		}
+		declaredNow++
+		if !declared[cur.Slug] {
+			undeclaring++
+		}
+	}
+	if !allowMass {
+		if err := monitors.CheckMassUndeclare(source, undeclaring, declaredNow); err != nil {
+			return nil, err
+		}
 	}
 	for _, cur := range current {
 		if cur.Source != source || declared[cur.Slug] {
@@ -225,11 +254,11 @@ func planDeclaration(source string, want, current []*monitors.Monitor, personFie
 		m := *cur
 		d.personFields[m.ID] = nonNil(personFields[m.ID])
 		if cur.Discovered {
-			m.Discovered, m.UpdatedAt = false, now
-			tr, err := monitors.Pause(&m, now)
+			tr, err := monitors.Undeclare(&m, now)
 			if err != nil {
 				return nil, fmt.Errorf("undeclare monitor %q: %w", m.Slug, err)
 			}
+			m.UpdatedAt = now
 			d.plan.Update = append(d.plan.Update, monitors.MonitorSyncUpdate{Monitor: &m, Transition: tr})
 		}
 		d.undeclared = append(d.undeclared, &m)

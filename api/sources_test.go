@@ -16,10 +16,21 @@ import (
 
 func (b *bundle) declare(source string, specs ...map[string]any) api.DeclarationResult {
 	b.t.Helper()
+	return b.declareQuery(source, "", specs...)
+}
+
+// declareQuery declares with a query string, such as
+// "allow_mass_undeclare=true".
+func (b *bundle) declareQuery(source, query string, specs ...map[string]any) api.DeclarationResult {
+	b.t.Helper()
 	if specs == nil {
 		specs = []map[string]any{}
 	}
-	r := b.do(http.MethodPut, "/api/v1/sources/"+source+"/monitors", b.rw, map[string]any{"monitors": specs})
+	path := "/api/v1/sources/" + source + "/monitors"
+	if query != "" {
+		path += "?" + query
+	}
+	r := b.do(http.MethodPut, path, b.rw, map[string]any{"monitors": specs})
 	require.Equal(b.t, http.StatusOK, r.status, "%s", r.body)
 	var res api.DeclarationResult
 	r.json(b.t, &res)
@@ -83,7 +94,7 @@ func TestDeclareCreatesUpdatesUndeclares(t *testing.T) {
 		require.Equal(t, t0.Add(2*time.Hour), res.Monitors[0].UpdatedAt)
 		require.Equal(t, t0, res.Monitors[1].UpdatedAt)
 
-		// reports is no longer declared: not discovered, paused, history kept.
+		// reports is no longer declared: undeclared, not paused, history kept.
 		b.clock.Set(t0.Add(3 * time.Hour))
 		res = b.declare("billing", invoices)
 		require.Len(t, res.Monitors, 1)
@@ -91,9 +102,9 @@ func TestDeclareCreatesUpdatesUndeclares(t *testing.T) {
 		gone := res.Undeclared[0]
 		require.Equal(t, rep.ID, gone.ID)
 		require.False(t, gone.Discovered)
-		require.True(t, gone.Paused)
-		require.Equal(t, "paused", gone.Status)
-		require.NotContains(t, gone.PersonFields, "paused", "the source paused it, not a person")
+		require.False(t, gone.Paused, "no person paused it")
+		require.Equal(t, "undeclared", gone.Status)
+		require.NotContains(t, gone.PersonFields, "paused")
 		r := b.do(http.MethodGet, "/api/v1/monitors/"+rep.ID+"/pings", b.rw, nil)
 		var pl api.PingList
 		r.json(t, &pl)
@@ -102,19 +113,25 @@ func TestDeclareCreatesUpdatesUndeclares(t *testing.T) {
 		res = b.declare("billing", invoices)
 		require.Equal(t, t0.Add(3*time.Hour), res.Undeclared[0].UpdatedAt)
 
-		// Declared again, it resumes, as new.
+		// Declared again, it is watched again from now, with a fresh grace
+		// window.
 		b.clock.Set(t0.Add(4 * time.Hour))
 		res = b.declare("billing", invoices, reports)
 		back := res.Monitors[1]
 		require.Equal(t, rep.ID, back.ID)
 		require.True(t, back.Discovered)
 		require.False(t, back.Paused)
-		require.Equal(t, "new", back.Status)
+		require.Equal(t, "up", back.Status)
 		require.Equal(t, *back.LastPingAt, t0.Add(time.Minute))
 
-		// An empty set undeclares everything; other sources are untouched.
+		// An empty set would undeclare everything: refused, unless meant.
 		b.declare("cron-box", map[string]any{"slug": "backup"})
-		res = b.declare("billing")
+		r = b.do(http.MethodPut, "/api/v1/sources/billing/monitors", b.rw, map[string]any{"monitors": []any{}})
+		require.Equal(t, http.StatusConflict, r.status, "%s", r.body)
+		require.Contains(t, string(r.body), "all of the 2 monitors source")
+		require.Contains(t, string(r.body), "allow_mass_undeclare=true")
+		require.Len(t, b.declare("billing", invoices, reports).Undeclared, 0, "nothing was written")
+		res = b.declareQuery("billing", "allow_mass_undeclare=true")
 		require.Empty(t, res.Monitors)
 		require.Len(t, res.Undeclared, 2)
 		backup, err := b.store.MonitorGetBySlug(ctx, b.prj.ID, "backup")
@@ -164,7 +181,7 @@ func TestDeclarePersonWins(t *testing.T) {
 		// declaring it and declares it again.
 		r = b.do(http.MethodPost, "/api/v1/monitors/"+m.ID+"/pause", b.rw, nil)
 		require.Equal(t, http.StatusOK, r.status)
-		b.declare("billing")
+		b.declareQuery("billing", "allow_mass_undeclare=true")
 		res = b.declare("billing", spec)
 		require.True(t, res.Monitors[0].Paused, "a person paused it")
 		require.True(t, res.Monitors[0].Discovered)

@@ -65,7 +65,7 @@ type Monitor struct {
 	Overlap           string         `json:"overlap" enum:"alert,ignore"`
 	Channels          []string       `json:"channels" doc:"channel IDs; empty: the project's default channels"`
 	RetryPolicy       *RetryPolicy   `json:"retry_policy"`
-	Status            string         `json:"status" enum:"new,up,running,late,retrying,down,paused"`
+	Status            string         `json:"status" enum:"new,up,running,late,retrying,down,paused,undeclared"`
 	Paused            bool           `json:"paused"`
 	Source            string         `json:"source" doc:"the source that declares it; empty when a person made it"`
 	Discovered        bool           `json:"discovered" doc:"still declared by its source"`

@@ -89,15 +89,18 @@ const (
 	StatusRetrying Status = "retrying"
 	StatusDown     Status = "down"
 	StatusPaused   Status = "paused"
+	// StatusUndeclared is a monitor its source no longer declares: kept,
+	// with its history, but judging nothing until declared again.
+	StatusUndeclared Status = "undeclared"
 )
 
 // ParseStatus validates s as a status name.
 func ParseStatus(s string) (Status, error) {
 	switch st := Status(s); st {
-	case StatusNew, StatusUp, StatusRunning, StatusLate, StatusRetrying, StatusDown, StatusPaused:
+	case StatusNew, StatusUp, StatusRunning, StatusLate, StatusRetrying, StatusDown, StatusPaused, StatusUndeclared:
 		return st, nil
 	}
-	return "", invalid("status", "unknown status %q (want new, up, running, late, retrying, down or paused)", s)
+	return "", invalid("status", "unknown status %q (want new, up, running, late, retrying, down, paused or undeclared)", s)
 }
 
 // RetryPolicy is what a monitor declares about its scheduler's retries, so
@@ -450,10 +453,19 @@ const (
 	EventUpdated  IncidentEventKind = "incident.updated"
 	EventReminder IncidentEventKind = "incident.reminder"
 	EventResolved IncidentEventKind = "incident.resolved"
+	// Events about a monitor rather than an incident: its source stopped
+	// declaring it, or declared it again. Their IncidentID is empty.
+	EventMonitorUndeclared IncidentEventKind = "monitor.undeclared"
+	EventMonitorRedeclared IncidentEventKind = "monitor.redeclared"
 )
 
-// IncidentEvent records one transition of an incident that must be
-// delivered to the monitor's channels. It is written in the transaction
+// IsMonitorEvent reports whether k is about a monitor, not an incident.
+func (k IncidentEventKind) IsMonitorEvent() bool {
+	return k == EventMonitorUndeclared || k == EventMonitorRedeclared
+}
+
+// IncidentEvent records one transition of an incident, or a monitor event
+// (IncidentID empty), that must be delivered to the monitor's channels. It is written in the transaction
 // that makes the transition.
 type IncidentEvent struct {
 	ID         int64

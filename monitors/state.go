@@ -43,6 +43,11 @@ type State struct {
 	// Hold postpones time-driven rules whose due time fell inside an outage
 	// of Vigil itself; see [TimeOptions].
 	Hold *Hold `json:"hold,omitempty"`
+	// Undeclared is set while the monitor's source no longer declares it
+	// (see [Undeclare]); Notified when its monitor.undeclared notice went
+	// out, so that declaring it again says so.
+	Undeclared bool `json:"undeclared,omitempty"`
+	Notified   bool `json:"notified,omitempty"`
 }
 
 // RetryWait is an announced retry that has not arrived yet: the head of
@@ -178,6 +183,12 @@ const (
 	IncidentOpen    IncidentOp = "open"
 	IncidentUpdate  IncidentOp = "update"
 	IncidentResolve IncidentOp = "resolve"
+	// IncidentClose ends the open incident of its kind without a
+	// resolved event: nothing recovered, and no one is told it did.
+	IncidentClose IncidentOp = "close"
+	// MonitorNotice is no incident: an event about the monitor itself
+	// (Event, such as monitor.undeclared), with its Summary.
+	MonitorNotice IncidentOp = "notice"
 )
 
 // IncidentChange is an incident transition decided by the state machine.
@@ -190,6 +201,8 @@ type IncidentChange struct {
 	At      time.Time
 	Summary string
 	RunSeq  int64
+	// Event is a MonitorNotice's event.
+	Event IncidentEventKind
 }
 
 // RunChange is a run to insert or update, keyed by (monitor, Seq).
@@ -278,6 +291,8 @@ func (x *machine) status() Status {
 	switch {
 	case x.m.Paused:
 		return StatusPaused
+	case x.s.Undeclared:
+		return StatusUndeclared
 	case len(x.s.Open) > 0:
 		return StatusDown
 	case len(x.s.Retries) > 0:
@@ -405,9 +420,10 @@ func (x *machine) ping(p *Ping) {
 	if p.Kind == PingLog {
 		return // a message only: no change of state
 	}
-	if x.m.Paused {
+	if x.m.Paused || x.m.Undeclared() {
 		// Recorded, but a paused monitor stays paused and judges nothing:
-		// a person paused it, and only a person resumes it.
+		// a person paused it, and only a person resumes it. An undeclared
+		// one waits for its source to declare it again.
 		return
 	}
 	o := x.occurrence(p)
@@ -711,7 +727,7 @@ func ApplyTime(m *Monitor, now time.Time, opts TimeOptions) (*Transition, error)
 	if err != nil {
 		return nil, err
 	}
-	if !m.Paused {
+	if !m.Paused && !m.Undeclared() {
 		x.time(now, opts)
 	}
 	return x.finish(), nil
@@ -803,7 +819,7 @@ func (x *machine) time(now time.Time, opts TimeOptions) {
 // the monitor's state, or nil when only a ping or a person can.
 func (m *Monitor) NextDeadline() *time.Time {
 	s := &m.State
-	if m.Paused {
+	if m.Paused || m.Undeclared() {
 		return nil
 	}
 	var best time.Time
@@ -867,6 +883,83 @@ func Pause(m *Monitor, now time.Time) (*Transition, error) {
 	return x.finish(), nil
 }
 
+// Undeclared reports whether m's source stopped declaring it.
+func (m *Monitor) Undeclared() bool { return m.State.Undeclared }
+
+// Undeclare marks m as no longer declared by its source, at now: its open
+// runs are abandoned and its open incidents closed, "no longer declared",
+// without a recovery notice (the job did not recover: it is gone), and it
+// judges nothing until declared again. The monitor.undeclared notice names
+// the source and when it was last declared (m.UpdatedAt before the call).
+// It keeps m.Paused as a person set it.
+func Undeclare(m *Monitor, now time.Time) (*Transition, error) {
+	x, err := newMachine(m)
+	if err != nil {
+		return nil, err
+	}
+	if m.Undeclared() {
+		return x.finish(), nil
+	}
+	const why = "no longer declared"
+	for len(x.s.Runs) > 0 {
+		x.abandon(0, now, why)
+	}
+	for _, k := range IncidentKinds {
+		if _, ok := x.s.Open[k]; ok {
+			delete(x.s.Open, k)
+			x.tr.Incidents = append(x.tr.Incidents, IncidentChange{Op: IncidentClose, Kind: k, At: now,
+				Summary: fmt.Sprintf("closed: %s by source %q", why, m.Source)})
+		}
+	}
+	// abandon may have resolved stuck and overlap incidents; they are
+	// closed instead.
+	for i, ic := range x.tr.Incidents {
+		if ic.Op == IncidentResolve {
+			x.tr.Incidents[i].Op = IncidentClose
+		}
+	}
+	last := "never"
+	if !m.UpdatedAt.IsZero() {
+		last = x.fmtTime(m.UpdatedAt)
+	}
+	x.tr.Incidents = append(x.tr.Incidents, IncidentChange{Op: MonitorNotice, Event: EventMonitorUndeclared, At: now,
+		Summary: fmt.Sprintf("%s is no longer declared by source %q (last declared %s); it is kept, with its history, and watched again if declared again",
+			m.Name, m.Source, last)})
+	m.Discovered = false
+	x.clean()
+	x.s.Undeclared, x.s.Notified = true, true
+	return x.finish(), nil
+}
+
+// Redeclare marks an undeclared m as declared again by its source, at now.
+// It is watched again with a fresh grace window: the next occurrence after
+// now is expected, as for a monitor that just pinged. A monitor.redeclared
+// notice goes out only if its monitor.undeclared did.
+func Redeclare(m *Monitor, now time.Time) (*Transition, error) {
+	x, err := newMachine(m)
+	if err != nil {
+		return nil, err
+	}
+	if !m.Undeclared() {
+		return x.finish(), nil
+	}
+	m.Discovered = true
+	notified := x.s.Notified
+	x.clean()
+	x.s.Undeclared, x.s.Notified = false, false
+	if !x.s.LastPingAt.IsZero() {
+		x.s.Expected = x.expectedAfter(now)
+		if m.DeadlineSeconds > 0 {
+			x.s.DeadlineOcc = x.s.Expected
+		}
+	}
+	if notified {
+		x.tr.Incidents = append(x.tr.Incidents, IncidentChange{Op: MonitorNotice, Event: EventMonitorRedeclared, At: now,
+			Summary: fmt.Sprintf("%s is declared again by source %q and watched again from %s", m.Name, m.Source, x.fmtTime(now))})
+	}
+	return x.finish(), nil
+}
+
 // Resume resumes a paused m at now. It starts clean, as new: nothing is
 // expected of it until its next ping.
 func Resume(m *Monitor, now time.Time) (*Transition, error) {
@@ -884,7 +977,7 @@ func Resume(m *Monitor, now time.Time) (*Transition, error) {
 func (x *machine) clean() {
 	s := x.s
 	*s = State{RunSeq: s.RunSeq, LastPingAt: s.LastPingAt, LastPingKind: s.LastPingKind,
-		LastSuccessAt: s.LastSuccessAt, Open: s.Open}
+		LastSuccessAt: s.LastSuccessAt, Open: s.Open, Undeclared: s.Undeclared, Notified: s.Notified}
 }
 
 // Reconfigure recomputes m's state at now after a person or a source changed

@@ -30,7 +30,7 @@ const (
 // statusOrder is the order statuses are counted and filtered in: the ones
 // that need a person first.
 var statusOrder = []monitors.Status{monitors.StatusDown, monitors.StatusLate, monitors.StatusRetrying,
-	monitors.StatusRunning, monitors.StatusUp, monitors.StatusNew, monitors.StatusPaused}
+	monitors.StatusRunning, monitors.StatusUp, monitors.StatusNew, monitors.StatusPaused, monitors.StatusUndeclared}
 
 // monitorRow is a monitor as the list shows it.
 type monitorRow struct {
@@ -57,6 +57,8 @@ func (h *Handler) monitorRow(v *viewer, m *monitors.Monitor, runs []*monitors.Ru
 	switch {
 	case m.Paused:
 		r.NextLabel = "paused: nothing is expected"
+	case m.Undeclared():
+		r.NextLabel = "undeclared: nothing is expected"
 	case m.State.NextRetry() != nil:
 		r.Next, r.NextLabel = v.when(m.State.NextRetry().At), "retry announced"
 	case !m.State.Expected.IsZero():
@@ -88,6 +90,8 @@ func (h *Handler) monitorRow(v *viewer, m *monitors.Monitor, runs []*monitors.Ru
 				r.Why = fmt.Sprintf("%d runs are open; the oldest started %s.", len(runs), relative(runs[0].StartedAt, v.Now))
 			}
 		}
+	case monitors.StatusUndeclared:
+		r.Why = fmt.Sprintf("Source %q no longer declares it: nothing is expected of it, and it is watched again if declared again.", m.Source)
 	case monitors.StatusDown:
 		var kinds []string
 		for _, k := range monitors.IncidentKinds {

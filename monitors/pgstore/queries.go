@@ -153,19 +153,27 @@ const (
 		ORDER BY opened_at DESC, id DESC LIMIT $5 OFFSET $6`
 	qIncidentExists = `SELECT EXISTS (SELECT 1 FROM incidents WHERE project_id = $1 AND id = $2)`
 
-	qIncidentEventList = `SELECT id, incident_id, monitor_id, project_id, kind, at, summary FROM incident_events
+	qIncidentEventList = `SELECT id, coalesce(incident_id, ''), monitor_id, project_id, kind, at, summary FROM incident_events
 		WHERE project_id = $1 AND ($2 = '' OR incident_id = $2) ORDER BY id LIMIT $3`
 
 	// eventReturning, appended to a statement that inserts incident events,
 	// returns them.
-	eventReturning = ` RETURNING id, incident_id, monitor_id, project_id, kind, at, summary`
+	eventReturning = ` RETURNING id, coalesce(incident_id, ''), monitor_id, project_id, kind, at, summary`
+	// qIncidentClose ends the open incident of a kind without an event.
+	qIncidentClose = `UPDATE incidents SET resolved_at = $3, resolve_summary = $4
+		WHERE monitor_id = $1 AND kind = $2 AND resolved_at IS NULL`
+	// qMonitorNotice records a monitor event: no incident.
+	qMonitorNotice = `INSERT INTO incident_events (incident_id, monitor_id, project_id, kind, at, summary)
+		VALUES (NULL, $1, $2, $3, $4, $5)` + eventReturning
 
-	deliveryCols = `id, project_id, incident_id, monitor_id, channel_id, event_id, event, state, attempts,
+	// Monitor events have no incident: their deliveries' incident_id is
+	// NULL, read as ''.
+	deliveryCols = `id, project_id, coalesce(incident_id, ''), monitor_id, channel_id, event_id, event, state, attempts,
 		created_at, next_attempt_at, finished_at`
 	// qDeliveryMonitors and qDeliveryChannels read what routing needs
 	// (see plan.Route); qDeliveryPending the channels reminders skip.
 	qDeliveryMonitors = `SELECT id, project_id, channels FROM monitors WHERE id = ANY($1::text[])`
-	qDeliveryChannels = `SELECT project_id, id, is_default FROM channels
+	qDeliveryChannels = `SELECT project_id, id, kind, is_default FROM channels
 		WHERE project_id IN (SELECT project_id FROM monitors WHERE id = ANY($1::text[])) ORDER BY id`
 	qDeliveryPending = `SELECT incident_id, channel_id FROM deliveries
 		WHERE incident_id = ANY($1::text[]) AND state = 'pending'`
@@ -173,7 +181,7 @@ const (
 	// that still exist.
 	qDeliveryInsert = `INSERT INTO deliveries (project_id, incident_id, event_id, event, monitor_id, channel_id,
 			state, attempts, created_at, next_attempt_at)
-		SELECT u.project_id, u.incident_id, u.event_id, u.event, u.monitor_id, u.channel_id, 'pending', 0, u.at, u.at
+		SELECT u.project_id, nullif(u.incident_id, ''), u.event_id, u.event, u.monitor_id, u.channel_id, 'pending', 0, u.at, u.at
 		FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::timestamptz[])
 			WITH ORDINALITY AS u(project_id, incident_id, event_id, event, monitor_id, channel_id, at, n)
 		JOIN channels c ON c.id = u.channel_id AND c.project_id = u.project_id
@@ -181,7 +189,7 @@ const (
 		RETURNING ` + deliveryCols
 	// qDeliveryGet also finds the earliest earlier delivery of the same
 	// incident to the same channel that is still pending.
-	qDeliveryGet = `SELECT d.id, d.project_id, d.incident_id, d.monitor_id, d.channel_id, d.event_id, d.event,
+	qDeliveryGet = `SELECT d.id, d.project_id, coalesce(d.incident_id, ''), d.monitor_id, d.channel_id, d.event_id, d.event,
 			d.state, d.attempts, d.created_at, d.next_attempt_at, d.finished_at, e.at, e.summary,
 			coalesce(w.id, 0), w.next_attempt_at
 		FROM deliveries d
@@ -200,7 +208,7 @@ const (
 			attempt, started_at, finished_at, outcome, status_code, error, next_attempt_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
 		RETURNING ` + attemptCols
-	qDeliveryList = `SELECT d.id, d.project_id, d.incident_id, d.monitor_id, d.channel_id, d.event_id, d.event,
+	qDeliveryList = `SELECT d.id, d.project_id, coalesce(d.incident_id, ''), d.monitor_id, d.channel_id, d.event_id, d.event,
 			d.state, d.attempts, d.created_at, d.next_attempt_at, d.finished_at, e.at, e.summary, 0, NULL::timestamptz
 		FROM deliveries d JOIN incident_events e ON e.id = d.event_id
 		WHERE d.project_id = $1 AND d.incident_id = ANY($2::text[])

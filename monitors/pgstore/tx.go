@@ -217,7 +217,7 @@ func (t txn) DeliveryTargets(ctx context.Context, monitorIDs, incidentIDs []stri
 			project string
 			c       plan.ChannelTarget
 		)
-		_, err := pgx.ForEachRow(rows, []any{&project, &c.ID, &c.IsDefault}, func() error {
+		_, err := pgx.ForEachRow(rows, []any{&project, &c.ID, &c.Kind, &c.IsDefault}, func() error {
 			out.Channels[project] = append(out.Channels[project], c)
 			return nil
 		})

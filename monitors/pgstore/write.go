@@ -52,6 +52,10 @@ func (t txn) Write(ctx context.Context, w *plan.WriteSet) ([]*monitors.IncidentE
 			b.Queue(qIncidentUpdate+eventReturning, ic.MonitorID, string(c.Kind), at, c.Summary).Query(returnEvents(nil))
 		case monitors.IncidentResolve:
 			b.Queue(qIncidentResolve+eventReturning, ic.MonitorID, string(c.Kind), at, c.Summary).Query(returnEvents(nil))
+		case monitors.IncidentClose:
+			b.Queue(qIncidentClose, ic.MonitorID, string(c.Kind), at, c.Summary)
+		case monitors.MonitorNotice:
+			b.Queue(qMonitorNotice, ic.MonitorID, ic.ProjectID, string(c.Event), at, c.Summary).Query(returnEvents(nil))
 		}
 	}
 	if n := len(w.Opens); n > 0 {

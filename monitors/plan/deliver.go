@@ -49,7 +49,8 @@ func (s *Scripts) deliver(ctx context.Context, tx Tx, events []*monitors.Inciden
 // default channel of its project when it names none. A reminder skips a
 // channel that still has a delivery of the incident pending, so reminders
 // do not pile up behind a receiver that is down. A channel that does not
-// exist (any more) gets nothing.
+// exist (any more) gets nothing. A monitor event (monitor.undeclared, ...)
+// is news, not an alert: channels that page someone get none of them.
 func Route(events []*monitors.IncidentEvent, t *Targets) []*monitors.Delivery {
 	var out []*monitors.Delivery
 	for _, e := range events {
@@ -59,6 +60,9 @@ func Route(events []*monitors.IncidentEvent, t *Targets) []*monitors.Delivery {
 		}
 		var chans []string
 		for _, c := range t.Channels[e.ProjectID] {
+			if e.Kind.IsMonitorEvent() && Pages(c.Kind) {
+				continue
+			}
 			if len(mt.Channels) == 0 && c.IsDefault || len(mt.Channels) > 0 && slices.Contains(mt.Channels, c.ID) {
 				chans = append(chans, c.ID)
 			}
@@ -79,6 +83,11 @@ func Route(events []*monitors.IncidentEvent, t *Targets) []*monitors.Delivery {
 	})
 	return out
 }
+
+// Pages reports whether a channel kind wakes someone up: PagerDuty and
+// Opsgenie, whose every event is an alert to act on. Their APIs have no
+// event that only informs, so they get incidents only.
+func Pages(kind string) bool { return kind == "pagerduty" || kind == "opsgenie" }
 
 // IncidentRemind records an incident.reminder event for each open incident
 // opened, or last reminded, p.Interval or more before p.Now, with its

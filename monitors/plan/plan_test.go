@@ -66,7 +66,7 @@ func TestBuilder(t *testing.T) {
 	require.NoError(t, b.change(other, &monitors.Transition{Incidents: []monitors.IncidentChange{open}}, nil, true))
 	require.NoError(t, b.change(m, &monitors.Transition{Incidents: []monitors.IncidentChange{
 		{Op: monitors.IncidentResolve, Kind: monitors.IncidentMissed, At: at}, open}}, ping, true))
-	require.Error(t, b.change(m, &monitors.Transition{Incidents: []monitors.IncidentChange{{Op: "close"}}}, nil, false))
+	require.Error(t, b.change(m, &monitors.Transition{Incidents: []monitors.IncidentChange{{Op: "bogus"}}}, nil, false))
 	w := b.done()
 
 	require.Equal(t, []*monitors.Monitor{m, other}, w.Monitors, "each monitor once, in order")

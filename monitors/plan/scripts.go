@@ -88,7 +88,7 @@ func (b *builder) change(m *monitors.Monitor, tr *monitors.Transition, ping *mon
 				return fmt.Errorf("new incident id: %w", err)
 			}
 			iw.ID = id.String()
-		case monitors.IncidentUpdate, monitors.IncidentResolve:
+		case monitors.IncidentUpdate, monitors.IncidentResolve, monitors.IncidentClose, monitors.MonitorNotice:
 		default:
 			return fmt.Errorf("monitor %s: unknown incident operation %q", m.ID, ic.Op)
 		}

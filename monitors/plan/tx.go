@@ -158,6 +158,7 @@ type MonitorTarget struct {
 // ChannelTarget is a channel as routing sees it.
 type ChannelTarget struct {
 	ID        string
+	Kind      string
 	IsDefault bool
 }
 
@@ -175,7 +176,9 @@ type WriteSet struct {
 	Pings []*monitors.Ping
 	// Runs are one per (monitor, seq), the latest version of each.
 	Runs []monitors.Run
-	// Incidents are written in order, each with its event.
+	// Incidents are written in order, each with its event: an open,
+	// update or resolve writes its incident event; a close ends the
+	// incident without one; a notice writes a monitor event (no incident).
 	Incidents []IncidentWrite
 	// Opens are incidents opened by time, all new, written after
 	// Incidents; the store may write them in one statement.

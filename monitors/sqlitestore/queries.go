@@ -157,19 +157,27 @@ const (
 		ORDER BY opened_at DESC, id DESC LIMIT ?5 OFFSET ?6`
 	qIncidentExists = `SELECT EXISTS (SELECT 1 FROM incidents WHERE project_id = ? AND id = ?)`
 
-	qIncidentEventList = `SELECT id, incident_id, monitor_id, project_id, kind, at, summary FROM incident_events
+	qIncidentEventList = `SELECT id, coalesce(incident_id, ''), monitor_id, project_id, kind, at, summary FROM incident_events
 		WHERE project_id = ?1 AND (?2 = '' OR incident_id = ?2) ORDER BY id LIMIT ?3`
 
 	// eventReturning, appended to a statement that inserts incident events,
 	// returns them.
-	eventReturning = ` RETURNING id, incident_id, monitor_id, project_id, kind, at, summary`
+	eventReturning = ` RETURNING id, coalesce(incident_id, ''), monitor_id, project_id, kind, at, summary`
+	// qIncidentClose ends the open incident of a kind without an event.
+	qIncidentClose = `UPDATE incidents SET resolved_at = ?3, resolve_summary = ?4
+		WHERE monitor_id = ?1 AND kind = ?2 AND resolved_at IS NULL`
+	// qMonitorNotice records a monitor event: no incident.
+	qMonitorNotice = `INSERT INTO incident_events (incident_id, monitor_id, project_id, kind, at, summary)
+		VALUES (NULL, ?, ?, ?, ?, ?)` + eventReturning
 
-	deliveryCols = `id, project_id, incident_id, monitor_id, channel_id, event_id, event, state, attempts,
+	// Monitor events have no incident: their deliveries' incident_id is
+	// NULL, read as ''.
+	deliveryCols = `id, project_id, coalesce(incident_id, ''), monitor_id, channel_id, event_id, event, state, attempts,
 		created_at, next_attempt_at, finished_at`
 	// qDeliveryMonitors and qDeliveryChannels read what routing needs
 	// (see plan.Route); qDeliveryPending the channels reminders skip.
 	qDeliveryMonitors = `SELECT id, project_id, channels FROM monitors WHERE id IN (SELECT value FROM json_each(?1))`
-	qDeliveryChannels = `SELECT project_id, id, is_default FROM channels
+	qDeliveryChannels = `SELECT project_id, id, kind, is_default FROM channels
 		WHERE project_id IN (SELECT project_id FROM monitors WHERE id IN (SELECT value FROM json_each(?1))) ORDER BY id`
 	qDeliveryPending = `SELECT incident_id, channel_id FROM deliveries
 		WHERE incident_id IN (SELECT value FROM json_each(?1)) AND state = 'pending'`
@@ -177,11 +185,11 @@ const (
 	// exists.
 	qDeliveryInsert = `INSERT INTO deliveries (project_id, incident_id, event_id, event, monitor_id, channel_id,
 			state, attempts, created_at, next_attempt_at)
-		SELECT ?1, ?2, ?3, ?4, ?5, c.id, 'pending', 0, ?7, ?7 FROM channels c WHERE c.id = ?6 AND c.project_id = ?1
+		SELECT ?1, nullif(?2, ''), ?3, ?4, ?5, c.id, 'pending', 0, ?7, ?7 FROM channels c WHERE c.id = ?6 AND c.project_id = ?1
 		RETURNING ` + deliveryCols
 	// qDeliveryGet also finds the earliest earlier delivery of the same
 	// incident to the same channel that is still pending.
-	qDeliveryGet = `SELECT d.id, d.project_id, d.incident_id, d.monitor_id, d.channel_id, d.event_id, d.event,
+	qDeliveryGet = `SELECT d.id, d.project_id, coalesce(d.incident_id, ''), d.monitor_id, d.channel_id, d.event_id, d.event,
 			d.state, d.attempts, d.created_at, d.next_attempt_at, d.finished_at, e.at, e.summary,
 			coalesce(w.id, 0), w.next_attempt_at
 		FROM deliveries d
@@ -202,7 +210,7 @@ const (
 			attempt, started_at, finished_at, outcome, status_code, error, next_attempt_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		RETURNING ` + attemptCols
-	qDeliveryList = `SELECT d.id, d.project_id, d.incident_id, d.monitor_id, d.channel_id, d.event_id, d.event,
+	qDeliveryList = `SELECT d.id, d.project_id, coalesce(d.incident_id, ''), d.monitor_id, d.channel_id, d.event_id, d.event,
 			d.state, d.attempts, d.created_at, d.next_attempt_at, d.finished_at, e.at, e.summary, 0, NULL
 		FROM deliveries d JOIN incident_events e ON e.id = d.event_id
 		WHERE d.project_id = ?1 AND d.incident_id IN (SELECT value FROM json_each(?2))

@@ -168,7 +168,7 @@ func (t txn) DeliveryTargets(ctx context.Context, monitorIDs, incidentIDs []stri
 			project string
 			c       plan.ChannelTarget
 		)
-		err = r.Scan(&project, &c.ID, &c.IsDefault)
+		err = r.Scan(&project, &c.ID, &c.Kind, &c.IsDefault)
 		out.Channels[project] = append(out.Channels[project], c)
 		return v, err
 	})

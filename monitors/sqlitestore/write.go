@@ -151,6 +151,17 @@ func (t txn) writeIncident(ctx context.Context, ic *plan.IncidentWrite) ([]*moni
 			return nil, nil
 		}
 		return event(ic.ID, ic.ProjectID, monitors.EventOpened)
+	case monitors.IncidentClose:
+		if _, err := tx.ExecContext(ctx, qIncidentClose, ic.MonitorID, string(c.Kind), at, c.Summary); err != nil {
+			return nil, fmt.Errorf("close %s incident: %w", c.Kind, interpret(err))
+		}
+		return nil, nil
+	case monitors.MonitorNotice:
+		rows, err := tx.QueryContext(ctx, qMonitorNotice, ic.MonitorID, ic.ProjectID, string(c.Event), at, c.Summary)
+		if err != nil {
+			return nil, fmt.Errorf("record %s: %w", c.Event, interpret(err))
+		}
+		return collect(rows, scanEvent)
 	case monitors.IncidentUpdate:
 		rows, err := tx.StmtContext(ctx, st.incidentUpdate).QueryContext(ctx, ic.MonitorID, string(c.Kind), at, c.Summary)
 		if err != nil {
