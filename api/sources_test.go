@@ -338,3 +338,67 @@ func TestScheduleGap(t *testing.T) {
 	_, ok := api.ScheduleGap(monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: "nope"}, from)
 	require.False(t, ok)
 }
+
+// TestDeclareDropsOneJob: a deploy drops one job of a source. Its open
+// incident is closed, with no incident.resolved (nothing recovered), one
+// monitor.undeclared is recorded, and the monitor is undeclared, listed
+// under that status; declared again, monitor.redeclared follows.
+func TestDeclareDropsOneJob(t *testing.T) {
+	t.Parallel()
+	eachStore(t, func(t *testing.T, b *bundle) {
+		ctx := context.Background()
+		jobs := []map[string]any{{"slug": "invoices"}, {"slug": "reports"}, {"slug": "cleanup"}}
+		res := b.declare("billing", jobs...)
+		rep := res.Monitors[1]
+		b.ping(rep.PingKey, monitors.PingFail, t0)
+		ins, err := b.store.IncidentList(ctx, &monitors.IncidentListParams{ProjectID: b.prj.ID, OpenOnly: true})
+		require.NoError(t, err)
+		require.Len(t, ins, 1)
+
+		// Two of three at once is more than half: refused, nothing written.
+		r := b.do(http.MethodPut, "/api/v1/sources/billing/monitors", b.rw, map[string]any{"monitors": []any{jobs[0]}})
+		require.Equal(t, http.StatusConflict, r.status, "%s", r.body)
+		require.Contains(t, string(r.body), `2 of the 3 monitors source \"billing\" declares, more than half`)
+
+		b.clock.Set(t0.Add(time.Hour))
+		res = b.declare("billing", jobs[0], jobs[2])
+		require.Len(t, res.Undeclared, 1)
+		require.Equal(t, "undeclared", res.Undeclared[0].Status)
+		in, err := b.store.IncidentGet(ctx, b.prj.ID, ins[0].ID)
+		require.NoError(t, err)
+		require.NotNil(t, in.ResolvedAt)
+		require.Equal(t, `closed: no longer declared by source "billing"`, in.ResolveSummary)
+
+		events := func() []monitors.IncidentEventKind {
+			evs, err := b.store.IncidentEventList(ctx, &monitors.IncidentEventListParams{ProjectID: b.prj.ID})
+			require.NoError(t, err)
+			var out []monitors.IncidentEventKind
+			for _, e := range evs {
+				out = append(out, e.Kind)
+				if e.Kind.IsMonitorEvent() {
+					require.Empty(t, e.IncidentID)
+					require.Equal(t, rep.ID, e.MonitorID)
+				}
+			}
+			return out
+		}
+		require.Equal(t, []monitors.IncidentEventKind{monitors.EventOpened, monitors.EventMonitorUndeclared}, events())
+
+		r = b.do(http.MethodGet, "/api/v1/monitors?status=undeclared", b.rw, nil)
+		var list api.MonitorList
+		r.json(t, &list)
+		require.Len(t, list.Monitors, 1)
+		require.Equal(t, rep.ID, list.Monitors[0].ID)
+
+		// Pings to it are kept and judge nothing.
+		b.ping(rep.PingKey, monitors.PingFail, t0.Add(61*time.Minute))
+		require.Equal(t, "undeclared", b.getMonitor(rep.ID).Status)
+
+		b.clock.Set(t0.Add(2 * time.Hour))
+		res = b.declare("billing", jobs...)
+		require.Equal(t, "up", res.Monitors[1].Status, "watched again, from now")
+		require.NotNil(t, res.Monitors[1].NextExpectedAt)
+		require.Equal(t, []monitors.IncidentEventKind{monitors.EventOpened, monitors.EventMonitorUndeclared,
+			monitors.EventMonitorRedeclared}, events())
+	})
+}

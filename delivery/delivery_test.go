@@ -666,3 +666,94 @@ func TestSentIsNeverSentAgain(t *testing.T) {
 		})
 	}
 }
+
+// TestUndeclaredMonitorTellsWithoutPaging: a source stops declaring a
+// monitor with an open incident. The incident is closed with no recovery
+// notice anywhere; each channel that does not page gets one
+// monitor.undeclared, and PagerDuty and Opsgenie get nothing; declared
+// again, monitor.redeclared follows the same way.
+func TestUndeclaredMonitorTellsWithoutPaging(t *testing.T) {
+	t.Parallel()
+	for _, dialect := range dialects {
+		t.Run(dialect, func(t *testing.T) {
+			t.Parallel()
+			recv := map[string]*notifiertest.Receiver{}
+			for _, k := range []string{"slack", "webhook", "pagerduty", "opsgenie"} {
+				recv[k] = notifiertest.NewReceiver(t, nil)
+			}
+			client := rewriteClient(t, map[string]*notifiertest.Receiver{
+				"hooks.slack.com":      recv["slack"],
+				"events.pagerduty.com": recv["pagerduty"],
+				"api.opsgenie.com":     recv["opsgenie"],
+			})
+			h := newHarness(t, dialect, func(c *delivery.Config) { c.HTTPClient = client })
+			chans := []*monitors.Channel{
+				h.channel("slack", "slack", map[string]any{"webhook_url": "https://hooks.slack.com" + slackPath}, true),
+				h.channel("webhook", "webhook", map[string]any{"url": recv["webhook"].URL + "/hook", "secret": hookSecret}, true),
+				h.channel("pagerduty", "pagerduty", map[string]any{"routing_key": pdRoutingKey}, true),
+				h.channel("opsgenie", "opsgenie", map[string]any{"api_key": ogAPIKey}, true),
+			}
+			m := storetest.MustMonitor(t, h.store, h.prj.ID, "invoices", func(m *monitors.Monitor) {
+				m.Source, m.Discovered = "billing", true
+			})
+			in := h.fail(m)
+			h.settled(in.ID, len(chans))
+
+			sync := func(fn func(m *monitors.Monitor, now time.Time) (*monitors.Transition, error)) {
+				t.Helper()
+				err := h.store.MonitorSync(context.Background(), &monitors.MonitorSyncParams{ProjectID: h.prj.ID, Source: "billing",
+					Fn: func(cur []*monitors.Monitor, _ map[string][]string) (*monitors.MonitorSyncPlan, error) {
+						require.Len(t, cur, 1)
+						c := *cur[0]
+						tr, err := fn(&c, h.clock.Now())
+						return &monitors.MonitorSyncPlan{Update: []monitors.MonitorSyncUpdate{{Monitor: &c, Transition: tr}}}, err
+					}})
+				require.NoError(t, err)
+			}
+			h.clock.Set(T0.Add(time.Hour))
+			sync(monitors.Undeclare)
+			got, err := h.store.IncidentGet(context.Background(), h.prj.ID, in.ID)
+			require.NoError(t, err)
+			require.NotNil(t, got.ResolvedAt, "closed")
+			require.Contains(t, got.ResolveSummary, "no longer declared")
+			gone, err := h.store.MonitorGet(context.Background(), h.prj.ID, m.ID)
+			require.NoError(t, err)
+			require.Equal(t, monitors.StatusUndeclared, gone.State.Status)
+			require.False(t, gone.Paused)
+
+			wait := func(kind string, n int) []notifiertest.Request {
+				t.Helper()
+				require.Eventually(t, func() bool { return len(recv[kind].Requests()) >= n }, 20*time.Second, 10*time.Millisecond,
+					"%s did not get %d requests", kind, n)
+				return recv[kind].Requests()
+			}
+			hook := wait("webhook", 2)
+			require.Equal(t, "monitor.undeclared", eventOf(t, hook[1].Body))
+			require.Contains(t, string(hook[1].Body), `invoices is no longer declared by source \"billing\"`)
+			require.Contains(t, string(wait("slack", 2)[1].Body), "no longer declared")
+
+			h.clock.Set(T0.Add(2 * time.Hour))
+			sync(monitors.Redeclare)
+			hook = wait("webhook", 3)
+			require.Equal(t, "monitor.redeclared", eventOf(t, hook[2].Body))
+			wait("slack", 3)
+
+			// Every event went to every channel that informs, once; the
+			// pagers got the incident's trigger only, never a resolve.
+			evs, err := h.store.IncidentEventList(context.Background(), &monitors.IncidentEventListParams{ProjectID: h.prj.ID})
+			require.NoError(t, err)
+			var kinds []monitors.IncidentEventKind
+			for _, e := range evs {
+				kinds = append(kinds, e.Kind)
+			}
+			require.Equal(t, []monitors.IncidentEventKind{monitors.EventOpened, monitors.EventMonitorUndeclared, monitors.EventMonitorRedeclared}, kinds)
+			// One job per delivery: 4 for the incident, 2 for each notice.
+			h.jobsEventually(map[string]int{"completed": len(chans) + 2 + 2})
+			for _, k := range []string{"pagerduty", "opsgenie"} {
+				require.Len(t, recv[k].Requests(), 1, "%s: the incident's alert only", k)
+			}
+			require.Len(t, recv["webhook"].Requests(), 3)
+			require.Len(t, recv["slack"].Requests(), 3)
+		})
+	}
+}

@@ -47,9 +47,27 @@ func NewNotification(d *monitors.Delivery, in *monitors.Incident, m *monitors.Mo
 }
 
 // DeliveryID names delivery d to receivers (Vigil-Delivery-Id): its
-// incident and its own number, the same for every attempt at it.
+// incident (or, for a monitor event, its monitor) and its own number, the
+// same for every attempt at it.
 func DeliveryID(d *monitors.Delivery) string {
+	if d.IncidentID == "" {
+		return "monitor-" + d.MonitorID + "." + strconv.FormatInt(d.ID, 10)
+	}
 	return d.IncidentID + "." + strconv.FormatInt(d.ID, 10)
+}
+
+// NewMonitorNotification builds what a channel is told about delivery d
+// of a monitor event (monitor.undeclared, monitor.redeclared): the event's
+// summary, and the monitor as it is at now.
+func NewMonitorNotification(d *monitors.Delivery, m *monitors.Monitor, now time.Time, baseURL string) *notifiers.Notification {
+	return &notifiers.Notification{
+		Event:      notifiers.Event(d.Event),
+		Incident:   notifiers.Incident{Summary: d.Summary},
+		Monitor:    notificationMonitor(m, now, baseURL),
+		SentAt:     now,
+		BaseURL:    strings.TrimRight(baseURL, "/"),
+		DeliveryID: DeliveryID(d),
+	}
 }
 
 func notificationMonitor(m *monitors.Monitor, now time.Time, baseURL string) notifiers.Monitor {

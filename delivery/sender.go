@@ -112,6 +112,17 @@ func (s *Sender) deliver(ctx context.Context, j job) result {
 	if err != nil {
 		return result{verdict: verdictRetry, err: err, delay: cfg.Backoff.Delay(j.attempt, rand.Float64())}
 	}
+	if d.Event.IsMonitorEvent() {
+		m, err := st.MonitorGet(ctx, d.ProjectID, d.MonitorID)
+		if err == nil {
+			return s.attempt(ctx, j, d, ch, NewMonitorNotification(d, m, now, cfg.BaseURL))
+		}
+		if errors.Is(err, monitors.ErrNotFound) {
+			log.Info("monitor is gone; nothing to send")
+			return result{verdict: verdictCancel, err: err}
+		}
+		return result{verdict: verdictRetry, err: err, delay: cfg.Backoff.Delay(j.attempt, rand.Float64())}
+	}
 	in, err := st.IncidentGet(ctx, d.ProjectID, d.IncidentID)
 	if err == nil {
 		var m *monitors.Monitor

@@ -44,13 +44,16 @@ func TestStateMachineInvariants(t *testing.T) {
 					delete(open, c.Kind)
 				case monitors.IncidentUpdate:
 					require.True(t, open[c.Kind], "seed %d: %s updated while not open", seed, c.Kind)
+				case monitors.IncidentClose:
+					require.True(t, open[c.Kind], "seed %d: %s closed while not open", seed, c.Kind)
+					delete(open, c.Kind)
 				}
 			}
 			require.Equal(t, len(open), len(m.State.Open), "seed %d", seed)
-			require.Equal(t, len(open) > 0 && !m.Paused, m.State.Status == monitors.StatusDown, "seed %d: status %s", seed, m.State.Status)
+			require.Equal(t, len(open) > 0 && !m.Paused && !m.Undeclared(), m.State.Status == monitors.StatusDown, "seed %d: status %s", seed, m.State.Status)
 			st := &m.State
 			require.LessOrEqual(t, len(st.Retries), monitors.MaxRetryChains, "seed %d", seed)
-			if len(open) == 0 && !m.Paused {
+			if len(open) == 0 && !m.Paused && !m.Undeclared() {
 				require.Equal(t, len(st.Retries) > 0, st.Status == monitors.StatusRetrying, "seed %d: status %s", seed, st.Status)
 			}
 			require.Equal(t, open[monitors.IncidentMissed], st.Missed != nil, "seed %d: what the missed incident is about is kept while it is open", seed)
@@ -108,10 +111,25 @@ func TestStateMachineInvariants(t *testing.T) {
 			default:
 				var tr *monitors.Transition
 				var err error
-				if m.Paused {
+				switch {
+				case m.Undeclared():
+					tr, err = monitors.Redeclare(m, now)
+				case r.IntN(2) == 0:
+					m.Source = "src"
+					tr, err = monitors.Undeclare(m, now)
+				case m.Paused:
 					tr, err = monitors.Resume(m, now)
-				} else {
+				default:
 					tr, err = monitors.Pause(m, now)
+				}
+				for _, c := range tr.Incidents {
+					if c.Op == monitors.IncidentClose {
+						require.True(t, m.Undeclared(), "seed %d: only undeclaring closes incidents", seed)
+					}
+				}
+				if m.Undeclared() {
+					require.Nil(t, m.NextDeadlineAt, "seed %d: an undeclared monitor expects nothing", seed)
+					require.Empty(t, m.State.Open)
 				}
 				require.NoError(t, err)
 				check(tr)

@@ -28,12 +28,23 @@ const (
 	EventUpdated  Event = "incident.updated"
 	EventReminder Event = "incident.reminder"
 	EventTest     Event = "test"
+	// Events about a monitor, not an incident: its source stopped
+	// declaring it, or declared it again. Their Incident is empty but for
+	// Summary, the event's text. They inform; they are not sent to
+	// channels that page (see plan.Route).
+	EventMonitorUndeclared Event = "monitor.undeclared"
+	EventMonitorRedeclared Event = "monitor.redeclared"
 )
+
+// IsMonitorEvent reports whether e is about a monitor, not an incident.
+func (e Event) IsMonitorEvent() bool {
+	return e == EventMonitorUndeclared || e == EventMonitorRedeclared
+}
 
 // Valid reports whether e is one of the known events.
 func (e Event) Valid() bool {
 	switch e {
-	case EventOpened, EventResolved, EventUpdated, EventReminder, EventTest:
+	case EventOpened, EventResolved, EventUpdated, EventReminder, EventTest, EventMonitorUndeclared, EventMonitorRedeclared:
 		return true
 	}
 	return false
@@ -120,6 +131,9 @@ func (n *Notification) DedupKey() string {
 	if n.Incident.ID != "" {
 		return n.Incident.ID
 	}
+	if n.Event.IsMonitorEvent() && n.DeliveryID != "" {
+		return "vigil-" + n.DeliveryID // the same for every attempt
+	}
 	return "vigil-test-" + n.Monitor.ID + "-" + strconv.FormatInt(n.SentAt.UnixNano(), 36)
 }
 
@@ -189,6 +203,10 @@ func (n *Notification) Headline() string {
 		return fmt.Sprintf("DOWN %s: %s (update)", name, n.Incident.Kind)
 	case EventTest:
 		return fmt.Sprintf("TEST %s: test notification from Vigil", name)
+	case EventMonitorUndeclared:
+		return fmt.Sprintf("UNDECLARED %s: no longer declared by its source", name)
+	case EventMonitorRedeclared:
+		return fmt.Sprintf("DECLARED AGAIN %s: watched again", name)
 	}
 	return fmt.Sprintf("DOWN %s: %s", name, n.Incident.Kind)
 }
@@ -204,6 +222,10 @@ func (n *Notification) Summary() string {
 		return "This is a test notification from Vigil. If you can read it, the channel works."
 	case EventResolved:
 		return n.MonitorName() + " is up again."
+	case EventMonitorUndeclared:
+		return n.MonitorName() + " is no longer declared by its source."
+	case EventMonitorRedeclared:
+		return n.MonitorName() + " is declared again by its source."
 	}
 	return fmt.Sprintf("%s: incident (%s).", n.MonitorName(), n.Incident.Kind)
 }
@@ -256,9 +278,9 @@ func (n *Notification) Facts() []Fact {
 func (n *Notification) Validate() error {
 	var errs []error
 	if !n.Event.Valid() {
-		errs = append(errs, fmt.Errorf("event %q is not one of incident.opened, incident.resolved, incident.updated, incident.reminder, test", n.Event))
+		errs = append(errs, fmt.Errorf("event %q is not one of incident.opened, incident.resolved, incident.updated, incident.reminder, monitor.undeclared, monitor.redeclared, test", n.Event))
 	}
-	if n.Event != EventTest {
+	if n.Event != EventTest && !n.Event.IsMonitorEvent() {
 		if n.Incident.ID == "" {
 			errs = append(errs, errors.New("incident id is empty"))
 		}

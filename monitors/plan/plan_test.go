@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -181,4 +182,24 @@ func TestNewPingMonitor(t *testing.T) {
 	bad.Schedule = monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: "0 0 30 2 *"}
 	_, err = NewPingMonitor("p1", "job", &monitors.PingRecordParams{NewMonitor: &bad, Ping: monitors.Ping{At: at}})
 	require.ErrorContains(t, err, `create monitor "job"`)
+}
+
+func TestRouteMonitorEventsPageNoOne(t *testing.T) {
+	t.Parallel()
+	tg := &Targets{
+		Monitors: map[string]MonitorTarget{"m1": {ProjectID: "p1"}},
+		Channels: map[string][]ChannelTarget{"p1": {{ID: "a", Kind: "slack", IsDefault: true},
+			{ID: "b", Kind: "pagerduty", IsDefault: true}, {ID: "c", Kind: "opsgenie", IsDefault: true},
+			{ID: "d", Kind: "webhook", IsDefault: true}}},
+	}
+	at := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+	var got []string
+	for _, d := range Route([]*monitors.IncidentEvent{
+		{ID: 1, IncidentID: "i1", MonitorID: "m1", ProjectID: "p1", Kind: monitors.EventOpened, At: at},
+		{ID: 2, MonitorID: "m1", ProjectID: "p1", Kind: monitors.EventMonitorUndeclared, At: at},
+		{ID: 3, MonitorID: "m1", ProjectID: "p1", Kind: monitors.EventMonitorRedeclared, At: at},
+	}, tg) {
+		got = append(got, fmt.Sprintf("%d>%s", d.EventID, d.ChannelID))
+	}
+	require.Equal(t, []string{"1>a", "1>b", "1>c", "1>d", "2>a", "2>d", "3>a", "3>d"}, got)
 }
