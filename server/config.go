@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/vigilhq/vigil/notifiers"
 )
 
 // Config is the operator's configuration of a Vigil server.
@@ -16,11 +18,14 @@ type Config struct {
 	Listen              string
 	BaseURL             string
 	AllowPrivateTargets bool
-	LogLevel            string
-	LogFormat           string
-	KeepPings           int
-	KeepRuns            int
-	PruneInterval       time.Duration
+	// AllowedTargets are let through even when private targets are
+	// refused (VIGIL_ALLOWED_TARGETS).
+	AllowedTargets notifiers.AllowedTargets
+	LogLevel       string
+	LogFormat      string
+	KeepPings      int
+	KeepRuns       int
+	PruneInterval  time.Duration
 	// ShutdownTimeout bounds a shutdown, from SIGTERM to exit (see
 	// Server.Run); 0 is ShutdownTimeoutDefault.
 	ShutdownTimeout time.Duration
