@@ -10,8 +10,7 @@ import (
 // EncodeState returns the JSON a store keeps of s, with every instant in
 // UTC.
 func EncodeState(s monitors.State) ([]byte, error) {
-	s = s.UTC()
-	b, err := json.Marshal(s)
+	b, err := json.Marshal(s.UTC())
 	if err != nil {
 		return nil, fmt.Errorf("encode state: %w", err)
 	}
