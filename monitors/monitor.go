@@ -16,6 +16,8 @@ type ScheduleKind string
 const (
 	ScheduleCron     ScheduleKind = "cron"
 	ScheduleInterval ScheduleKind = "interval"
+	// ScheduleOnCalendar is a systemd calendar expression (OnCalendar=).
+	ScheduleOnCalendar ScheduleKind = "oncalendar"
 )
 
 // ScheduleSpec is a monitor's schedule as users write it (PROTOCOL.md §2).
@@ -172,7 +174,7 @@ func (m *Monitor) ApplyDefaults() {
 	if m.Schedule.Kind == "" {
 		m.Schedule = ScheduleSpec{Kind: ScheduleInterval, EverySeconds: IntervalDefault}
 	}
-	if m.Schedule.Kind == ScheduleCron && m.Schedule.TZ == "" {
+	if (m.Schedule.Kind == ScheduleCron || m.Schedule.Kind == ScheduleOnCalendar) && m.Schedule.TZ == "" {
 		m.Schedule.TZ = "UTC"
 	}
 	if m.GraceSeconds == 0 {

@@ -1,11 +1,14 @@
 package monitors
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/vigilhq/vigil/monitors/cron"
+	"github.com/vigilhq/vigil/monitors/oncalendar"
 )
 
 // Schedule computes a monitor's occurrences.
@@ -80,7 +83,7 @@ func parseSchedule(spec ScheduleSpec) (Schedule, error) {
 	switch spec.Kind {
 	case ScheduleInterval:
 		if spec.Expr != "" {
-			return nil, invalid("schedule.expr", "is only for cron schedules")
+			return nil, invalid("schedule.expr", "is only for cron and oncalendar schedules")
 		}
 		if spec.EverySeconds < 1 || spec.EverySeconds > 366*24*3600 {
 			return nil, invalid("schedule.every_seconds", "must be between 1 and %d", 366*24*3600)
@@ -104,9 +107,50 @@ func parseSchedule(spec ScheduleSpec) (Schedule, error) {
 			return nil, invalid("schedule.expr", "%q never fires in %s", spec.Expr, loc)
 		}
 		return &CronSchedule{expr: e, loc: loc}, nil
+	case ScheduleOnCalendar:
+		return parseOnCalendar(spec)
 	default:
-		return nil, invalid("schedule.kind", "%q is not one of cron, interval", spec.Kind)
+		return nil, invalid("schedule.kind", "%q is not one of cron, interval, oncalendar", spec.Kind)
 	}
+}
+
+// OnCalendarSchedule is a systemd calendar expression with systemd's
+// rules for daylight saving time (see package oncalendar). A zone named in
+// the expression wins over the schedule's tz.
+type OnCalendarSchedule struct{ *oncalendar.Expr }
+
+// Describe returns the schedule in plain words, with its zone.
+func (s OnCalendarSchedule) Describe() string {
+	d := s.Expr.Describe()
+	if strings.HasSuffix(d, ")") { // the expression names its zone
+		return d
+	}
+	return d + " (" + s.Location().String() + ")"
+}
+
+func parseOnCalendar(spec ScheduleSpec) (Schedule, error) {
+	if spec.EverySeconds != 0 {
+		return nil, invalid("schedule.every_seconds", "is only for interval schedules")
+	}
+	loc, err := LoadLocation(spec.TZ)
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(spec.Expr) == "" {
+		return nil, invalid("schedule.expr", "is required for oncalendar schedules (a systemd calendar expression such as \"Mon..Fri 02:30\")")
+	}
+	e, err := oncalendar.Parse(spec.Expr, loc)
+	if err != nil {
+		var pe *oncalendar.Error
+		if errors.As(err, &pe) {
+			return nil, invalid("schedule.expr", "%q is not a systemd calendar expression: %s", spec.Expr, pe.Reason)
+		}
+		return nil, invalid("schedule.expr", "%s", err)
+	}
+	if e.Next(scheduleCheckFrom).IsZero() {
+		return nil, invalid("schedule.expr", "%q never elapses after %s", spec.Expr, scheduleCheckFrom.Format("2006-01-02"))
+	}
+	return OnCalendarSchedule{e}, nil
 }
 
 // LoadLocation loads an IANA zone; "" is UTC.
@@ -122,10 +166,18 @@ func LoadLocation(tz string) (*time.Location, error) {
 }
 
 // Describe returns the schedule in short words for messages, such as
-// "0 2 * * * (Europe/Berlin)" or "every 1h".
+// "0 2 * * * (Europe/Berlin)", "every 1h" or "OnCalendar=Mon..Fri 02:30
+// (at 02:30 on Monday to Friday, Europe/Berlin)".
 func (spec ScheduleSpec) Describe() string {
 	if spec.Kind == ScheduleInterval {
 		return "every " + FormatDuration(time.Duration(spec.EverySeconds)*time.Second)
+	}
+	if spec.Kind == ScheduleOnCalendar {
+		if s, err := ParseSchedule(spec); err == nil {
+			oc := s.(OnCalendarSchedule)
+			return fmt.Sprintf("OnCalendar=%s (%s, %s)", spec.Expr, oc.Expr.Describe(), oc.Location())
+		}
+		return fmt.Sprintf("OnCalendar=%s (%s)", spec.Expr, cmpOr(spec.TZ, "UTC"))
 	}
 	return fmt.Sprintf("%s (%s)", spec.Expr, cmpOr(spec.TZ, "UTC"))
 }

@@ -215,6 +215,14 @@ func scheduleWords(spec monitors.ScheduleSpec) (words, zone string) {
 	if zone == "" {
 		zone = "UTC"
 	}
+	if spec.Kind == monitors.ScheduleOnCalendar {
+		s, err := monitors.ParseSchedule(spec)
+		if err != nil {
+			return spec.Expr, zone
+		}
+		oc := s.(monitors.OnCalendarSchedule)
+		return oc.Expr.Describe(), oc.Location().String()
+	}
 	e, err := cron.Parse(spec.Expr)
 	if err != nil {
 		return spec.Expr, zone
