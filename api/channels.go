@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -124,7 +125,9 @@ func (h *Handler) createChannel(c echo.Context, rq *request) error {
 
 // patchChannel answers PATCH /api/v1/channels/{id}. A config replaces the
 // stored one, but a secret it leaves out keeps its stored value, so that a
-// client that read the channel (without secrets) can send its config back.
+// client that read the channel (without secrets) can send its config back;
+// unless the config sends somewhere else, when the secrets it leaves out
+// are forgotten and listed in secrets_forgotten (see kinds.KeepSecrets).
 func (h *Handler) patchChannel(c echo.Context, rq *request) error {
 	id := pathParam(c, "id")
 	var in ChannelUpdate
@@ -143,6 +146,7 @@ func (h *Handler) patchChannel(c echo.Context, rq *request) error {
 		}
 	}
 	now := h.now()
+	var forgotten []string
 	ch, err := h.store.ChannelModify(c.Request().Context(), &monitors.ChannelModifyParams{
 		ProjectID: rq.key.ProjectID, ID: id,
 		Fn: func(ch *monitors.Channel) error {
@@ -158,13 +162,17 @@ func (h *Handler) patchChannel(c echo.Context, rq *request) error {
 				if err != nil {
 					return err
 				}
-				merged, err := kind.KeepSecrets(ch.Config, in.Config)
+				merged, dropped, err := kind.KeepSecrets(ch.Config, in.Config)
 				if err != nil {
 					return configError(err)
 				}
 				if err := kind.Validate(merged); err != nil {
+					if note := kinds.ForgottenNote(kind, dropped); note != "" {
+						err = fmt.Errorf("%w (%s)", err, note)
+					}
 					return configError(err)
 				}
+				forgotten = dropped
 				if ch.Config, err = compactJSON(merged); err != nil {
 					return err
 				}
@@ -184,7 +192,9 @@ func (h *Handler) patchChannel(c echo.Context, rq *request) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, channelJSON(ch))
+	out := channelJSON(ch)
+	out.SecretsForgotten = forgotten
+	return c.JSON(http.StatusOK, out)
 }
 
 // deleteChannel answers DELETE /api/v1/channels/{id}. A channel that

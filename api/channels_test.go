@@ -11,7 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/vigilhq/vigil/api"
+	"github.com/vigilhq/vigil/delivery"
 	"github.com/vigilhq/vigil/monitors"
+	"github.com/vigilhq/vigil/notifiers/notifiertest"
 )
 
 func TestChannels(t *testing.T) {
@@ -43,23 +45,35 @@ func TestChannels(t *testing.T) {
 		// has it.
 		b.clock.Set(t0.Add(time.Minute))
 		r = b.do(http.MethodPatch, "/api/v1/channels/"+ch.ID, b.rw, map[string]any{
-			"config": map[string]any{"url": "https://hooks.example.com/other"}, "is_default": false})
+			"config": map[string]any{"url": "https://hooks.example.com/vigil", "template": "{{.Headline}}"}, "is_default": false})
 		require.Equal(t, http.StatusOK, r.status, "%s", r.body)
 		r.json(t, &ch)
-		require.JSONEq(t, `{"url":"https://hooks.example.com/other"}`, string(ch.Config))
+		require.JSONEq(t, `{"url":"https://hooks.example.com/vigil","template":"{{.Headline}}"}`, string(ch.Config))
+		require.Empty(t, ch.SecretsForgotten)
+		require.NotContains(t, string(r.body), "secrets_forgotten")
 		require.False(t, ch.IsDefault)
 		require.Equal(t, t0.Add(time.Minute), ch.UpdatedAt)
 		stored, err := b.store.ChannelGet(ctx, b.prj.ID, ch.ID)
 		require.NoError(t, err)
-		require.JSONEq(t, fmt.Sprintf(`{"url":"https://hooks.example.com/other","secret":%q,"headers":{"Authorization":"Bearer hook-token"}}`, secret),
+		require.JSONEq(t, fmt.Sprintf(`{"url":"https://hooks.example.com/vigil","template":"{{.Headline}}","secret":%q,"headers":{"Authorization":"Bearer hook-token"}}`, secret),
 			string(stored.Config))
 		// null removes a secret.
 		r = b.do(http.MethodPatch, "/api/v1/channels/"+ch.ID, b.rw, map[string]any{
-			"config": map[string]any{"url": "https://hooks.example.com/other", "headers": nil}})
+			"config": map[string]any{"url": "https://hooks.example.com/vigil", "headers": nil}})
 		require.Equal(t, http.StatusOK, r.status, "%s", r.body)
 		stored, err = b.store.ChannelGet(ctx, b.prj.ID, ch.ID)
 		require.NoError(t, err)
-		require.JSONEq(t, fmt.Sprintf(`{"url":"https://hooks.example.com/other","secret":%q}`, secret), string(stored.Config))
+		require.JSONEq(t, fmt.Sprintf(`{"url":"https://hooks.example.com/vigil","secret":%q}`, secret), string(stored.Config))
+		// A new URL forgets the secrets the PATCH does not give again, and
+		// the answer says so.
+		r = b.do(http.MethodPatch, "/api/v1/channels/"+ch.ID, b.rw, map[string]any{
+			"config": map[string]any{"url": "https://hooks.example.com/other"}})
+		require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+		r.json(t, &ch)
+		require.Equal(t, []string{"secret"}, ch.SecretsForgotten)
+		stored, err = b.store.ChannelGet(ctx, b.prj.ID, ch.ID)
+		require.NoError(t, err)
+		require.JSONEq(t, `{"url":"https://hooks.example.com/other"}`, string(stored.Config))
 		// A PATCH that changes nothing keeps updated_at.
 		b.clock.Set(t0.Add(time.Hour))
 		r = b.do(http.MethodPatch, "/api/v1/channels/"+ch.ID, b.rw, map[string]any{"name": "ops hook"})
@@ -133,4 +147,45 @@ func TestChannelTest(t *testing.T) {
 			})
 		})
 	}
+}
+
+// senderTester is delivery's real Sender as the API's ChannelTester.
+type senderTester struct{ s *delivery.Sender }
+
+func (x senderTester) TestChannel(ctx context.Context, ch *monitors.Channel) error {
+	return x.s.TestChannel(ctx, ch)
+}
+
+// TestChannelMovedSendsNoOldSecret: after a PATCH that points a webhook
+// somewhere else, "send test" reaches the new address without the old
+// signing secret or headers.
+func TestChannelMovedSendsNoOldSecret(t *testing.T) {
+	t.Parallel()
+	sender, err := delivery.NewSender(delivery.Config{HTTPClient: notifiertest.HTTPClient(t), BaseURL: "https://vigil.example.com"})
+	require.NoError(t, err)
+	eachStoreWith(t, options{tester: senderTester{sender}}, func(t *testing.T, b *bundle) {
+		owner, stranger := notifiertest.NewReceiver(t, nil), notifiertest.NewReceiver(t, nil)
+		const secret, token = "whsec_owner_0123456789", "Bearer owner-token-0123456789"
+		r := b.do(http.MethodPost, "/api/v1/channels", b.rw, map[string]any{"kind": "webhook", "name": "hook",
+			"config": map[string]any{"url": owner.URL + "/in", "secret": secret, "headers": map[string]string{"Authorization": token}}})
+		require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
+		var ch api.Channel
+		r.json(t, &ch)
+		r = b.do(http.MethodPost, "/api/v1/channels/"+ch.ID+"/test", b.rw, nil)
+		require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+		got := owner.Only(t)
+		require.Equal(t, token, got.Header.Get("Authorization"))
+		require.NotEmpty(t, got.Header.Get("Vigil-Signature"))
+
+		r = b.do(http.MethodPatch, "/api/v1/channels/"+ch.ID, b.rw, map[string]any{"config": map[string]any{"url": stranger.URL + "/steal"}})
+		require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+		r.json(t, &ch)
+		require.Equal(t, []string{"secret", "headers"}, ch.SecretsForgotten)
+		r = b.do(http.MethodPost, "/api/v1/channels/"+ch.ID+"/test", b.rw, nil)
+		require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+		got = stranger.Only(t)
+		require.Empty(t, got.Header.Get("Authorization"))
+		require.Empty(t, got.Header.Get("Vigil-Signature"))
+		require.NotContains(t, string(got.Body), secret)
+	})
 }

@@ -54,7 +54,7 @@ func (h *Handler) table() []route {
 		{method: http.MethodGet, path: "/api/v1/channels/:id", access: read, fn: h.getChannel,
 			summary: "one alert channel, without its secrets", doc: routeDoc{response: Channel{}}},
 		{method: http.MethodPatch, path: "/api/v1/channels/:id", access: write, fn: h.patchChannel,
-			summary: "change an alert channel; secrets left out are kept", doc: routeDoc{body: ChannelUpdate{}, response: Channel{}}},
+			summary: "change an alert channel; secrets left out are kept, unless the config sends somewhere else", doc: routeDoc{body: ChannelUpdate{}, response: Channel{}}},
 		{method: http.MethodDelete, path: "/api/v1/channels/:id", access: write, fn: h.deleteChannel,
 			summary: "delete an alert channel that no monitor names", doc: routeDoc{status: http.StatusNoContent}},
 		{method: http.MethodPost, path: "/api/v1/channels/:id/test", access: write, fn: h.testChannel,

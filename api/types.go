@@ -16,6 +16,7 @@ type Schedule struct {
 	Expr         string `json:"expr,omitempty" doc:"cron: 5 fields, 6 with seconds first, or a descriptor such as @hourly; oncalendar: a systemd calendar expression such as Mon..Fri 02:30"`
 	TZ           string `json:"tz,omitempty" doc:"cron and oncalendar: an IANA time zone (default UTC); a zone named at the end of an oncalendar expr wins"`
 	EverySeconds int64  `json:"every_seconds,omitempty" doc:"interval: seconds expected between pings"`
+	Dialect      string `json:"dialect,omitempty" enum:"cronie,robfig,quartz" doc:"cron: whose reading of expr, syntax and daylight saving behaviour, to follow (default cronie)"`
 }
 
 // RetryPolicy is what a job's scheduler does after a failed attempt.
@@ -246,6 +247,10 @@ type Channel struct {
 	IsDefault bool            `json:"is_default" doc:"used by monitors with no channels of their own"`
 	CreatedAt time.Time       `json:"created_at"`
 	UpdatedAt time.Time       `json:"updated_at"`
+	// SecretsForgotten is set by PATCH when its config changed where the
+	// channel sends and left stored write-only keys out: they were
+	// forgotten, not carried to the new destination.
+	SecretsForgotten []string `json:"secrets_forgotten,omitempty" doc:"PATCH only: the write-only config keys forgotten because the config changed where the channel sends (its URL, channel, chat, region) without giving them again"`
 }
 
 // ChannelCreate is the body of POST /api/v1/channels.
@@ -258,10 +263,11 @@ type ChannelCreate struct {
 
 // ChannelUpdate is the body of PATCH /api/v1/channels/{id}. A config
 // replaces the stored one, except that a secret it leaves out keeps its
-// stored value (set it to null to remove it).
+// stored value (set it to null to remove it), unless the config changes
+// where the channel sends: then the secrets it leaves out are forgotten.
 type ChannelUpdate struct {
 	Name      *string         `json:"name,omitempty"`
-	Config    json.RawMessage `json:"config,omitempty"`
+	Config    json.RawMessage `json:"config,omitempty" doc:"replaces the stored config; write-only keys left out keep their stored value unless this config changes where the channel sends (url, webhook_url, channel, chat_id, region, to), when they are forgotten"`
 	IsDefault *bool           `json:"is_default,omitempty"`
 }
 

@@ -20,12 +20,43 @@ const (
 	ScheduleOnCalendar ScheduleKind = "oncalendar"
 )
 
+// Dialect says which scheduler's reading of a cron expression a schedule
+// follows: its syntax and its fire times across daylight saving changes.
+type Dialect string
+
+// Dialects (PROTOCOL.md §6).
+const (
+	// DialectCronie is cronie's reading, the default (package cron).
+	DialectCronie Dialect = "cronie"
+	// DialectRobfig is robfig/cron v3's: gocron, River and Kubernetes
+	// CronJobs use it.
+	DialectRobfig Dialect = "robfig"
+	// DialectQuartz is Quartz's CronExpression (package cron/quartz).
+	DialectQuartz Dialect = "quartz"
+)
+
 // ScheduleSpec is a monitor's schedule as users write it (PROTOCOL.md §2).
 type ScheduleSpec struct {
 	Kind         ScheduleKind `json:"kind"`
 	Expr         string       `json:"expr,omitempty"`
 	TZ           string       `json:"tz,omitempty"`
 	EverySeconds int64        `json:"every_seconds,omitempty"`
+	// Dialect is for cron schedules only; "" reads as DialectCronie.
+	Dialect Dialect `json:"dialect,omitempty"`
+}
+
+// WithDefaults returns spec with its documented defaults filled in: a cron
+// schedule's zone is UTC and its dialect cronie; an oncalendar schedule's
+// zone is UTC.
+func (spec ScheduleSpec) WithDefaults() ScheduleSpec {
+	if spec.Kind == ScheduleCron {
+		spec.TZ = cmpOr(spec.TZ, "UTC")
+		spec.Dialect = Dialect(cmpOr(string(spec.Dialect), string(DialectCronie)))
+	}
+	if spec.Kind == ScheduleOnCalendar {
+		spec.TZ = cmpOr(spec.TZ, "UTC")
+	}
+	return spec
 }
 
 // AlertOnFailure says which failures count toward a failed incident.
@@ -147,6 +178,37 @@ func (m *Monitor) StatusAt(now time.Time) Status {
 	return st
 }
 
+// LateSQL is StatusAt's rule for late as an SQL condition on the monitors
+// table, whose next_expected_at column is State.Expected, with now the
+// placeholder of the current time. Both stores filter and count with it.
+func LateSQL(now string) string {
+	return "(status = 'up' AND next_expected_at <= " + now + ")"
+}
+
+// StatusSQL returns the SQL condition that keeps the monitors whose status
+// at now (see StatusAt) is one of statuses. arg binds a value and returns
+// its placeholder; in returns the condition that status is one of a list.
+func StatusSQL(statuses []Status, now any, arg func(any) string, in func(col string, list []string) string) string {
+	var (
+		or     []string
+		stored []string
+	)
+	for _, st := range statuses {
+		switch st {
+		case StatusLate:
+			or = append(or, LateSQL(arg(now)))
+		case StatusUp:
+			or = append(or, "(status = 'up' AND NOT coalesce("+LateSQL(arg(now))+", false))")
+		default:
+			stored = append(stored, string(st))
+		}
+	}
+	if len(stored) > 0 {
+		or = append(or, in("status", stored))
+	}
+	return "(" + strings.Join(or, " OR ") + ")"
+}
+
 var slugRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,99}$`)
 
 // Slugify turns a name into a slug: lower case, runs of other characters as "-".
@@ -174,9 +236,7 @@ func (m *Monitor) ApplyDefaults() {
 	if m.Schedule.Kind == "" {
 		m.Schedule = ScheduleSpec{Kind: ScheduleInterval, EverySeconds: IntervalDefault}
 	}
-	if (m.Schedule.Kind == ScheduleCron || m.Schedule.Kind == ScheduleOnCalendar) && m.Schedule.TZ == "" {
-		m.Schedule.TZ = "UTC"
-	}
+	m.Schedule = m.Schedule.WithDefaults()
 	if m.GraceSeconds == 0 {
 		m.GraceSeconds = GraceSecondsDefault
 	}
@@ -229,7 +289,7 @@ func (m *Monitor) Validate() error {
 			return invalid("tags", "tag %q must be 1 to 50 characters without spaces or commas", t)
 		}
 	}
-	if _, err := ParseSchedule(m.Schedule); err != nil {
+	if _, err := ValidateSchedule(m.Schedule); err != nil {
 		return err
 	}
 	if m.GraceSeconds < 1 || m.GraceSeconds > 366*24*3600 {

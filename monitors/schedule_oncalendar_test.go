@@ -41,6 +41,7 @@ func TestParseScheduleOnCalendar(t *testing.T) {
 		{monitors.ScheduleSpec{Kind: monitors.ScheduleOnCalendar, Expr: ""}, "schedule.expr", "is required"},
 		{monitors.ScheduleSpec{Kind: monitors.ScheduleOnCalendar, Expr: "daily", EverySeconds: 60}, "schedule.every_seconds", "only for interval"},
 		{monitors.ScheduleSpec{Kind: monitors.ScheduleOnCalendar, Expr: "daily", TZ: "Nowhere/Land"}, "schedule.tz", "unknown time zone"},
+		{monitors.ScheduleSpec{Kind: monitors.ScheduleOnCalendar, Expr: "daily", Dialect: monitors.DialectRobfig}, "schedule.dialect", "only for cron"},
 		{monitors.ScheduleSpec{Kind: monitors.ScheduleOnCalendar, Expr: "*:*/15"}, "schedule.expr", "* takes no repetition in the minute: write 0/15"},
 	} {
 		_, err := monitors.ParseSchedule(tc.spec)

@@ -171,6 +171,64 @@ func (f *channelForm) IsSecret(key string) bool {
 	return ok && slices.Contains(k.SecretKeys(), key)
 }
 
+// label returns the form label of a config key.
+func (f *channelForm) label(key string) string {
+	for _, fd := range f.Kind.Fields {
+		if fd.Key == key {
+			return fd.Label
+		}
+	}
+	return key
+}
+
+// labels returns the form labels of keys, joined as in a sentence.
+func (f *channelForm) labels(keys []string, conj string) string {
+	var out []string
+	for _, key := range keys {
+		out = append(out, f.label(key))
+	}
+	if len(out) < 2 {
+		return strings.Join(out, "")
+	}
+	return strings.Join(out[:len(out)-1], ", ") + " " + conj + " " + out[len(out)-1]
+}
+
+// MoveNote warns, on the edit form of a channel with stored secrets, that
+// changing where it sends forgets them (kinds.KeepSecrets); "" otherwise.
+func (f *channelForm) MoveNote() string {
+	_, k, ok := lookupKind(f.Kind.Name)
+	if !ok || f.ID == "" || len(f.Secrets) == 0 {
+		return ""
+	}
+	var stored []string
+	for _, key := range k.SecretKeys() {
+		if f.Secrets[key] {
+			stored = append(stored, key)
+		}
+	}
+	return fmt.Sprintf("Changing the %s forgets the stored %s unless you enter them again here: a secret never follows a channel to a new address.",
+		f.labels(k.DestinationKeys(), "or"), f.labels(stored, "and"))
+}
+
+// forgottenNote says which stored secrets a save forgot because the
+// channel now sends somewhere else; "" when it forgot none.
+func (f *channelForm) forgottenNote(forgotten []string) string {
+	if len(forgotten) == 0 {
+		return ""
+	}
+	_, k, _ := lookupKind(f.Kind.Name)
+	return fmt.Sprintf("The stored %s forgotten because the %s changed: enter %s again if the new address needs %s.",
+		f.labels(forgotten, "and")+pick(len(forgotten) == 1, " was", " were"), f.labels(k.DestinationKeys(), "or"),
+		pick(len(forgotten) == 1, "it", "them"), pick(len(forgotten) == 1, "it", "them"))
+}
+
+func pick(cond bool, a, b string) string {
+	if cond {
+		return a
+	}
+	return b
+}
+
 func (h *Handler) channelNew(c echo.Context) error {
 	v := c.Get(viewerKey).(*viewer)
 	ck, _, ok := lookupKind(c.QueryParam("kind"))
@@ -389,16 +447,21 @@ func (h *Handler) channelUpdate(c echo.Context) error {
 	}
 	ctx := c.Request().Context()
 	if len(f.Errors) == 0 {
+		var forgotten []string
 		_, err = h.store.ChannelModify(ctx, &monitors.ChannelModifyParams{ProjectID: v.Project.ID, ID: ch.ID,
 			Fn: func(cur *monitors.Channel) error {
-				merged, err := k.KeepSecrets(cur.Config, incoming)
+				merged, dropped, err := k.KeepSecrets(cur.Config, incoming)
 				if err != nil {
 					return err
 				}
 				if err := k.Validate(merged); err != nil {
 					f.configErrors(err)
+					if note := f.forgottenNote(dropped); note != "" {
+						f.Error = strings.TrimSpace(f.Error + " " + note)
+					}
 					return errFormInvalid
 				}
+				forgotten = dropped
 				cur.Name, cur.Config, cur.IsDefault, cur.UpdatedAt = f.Name, merged, f.IsDefault, h.now()
 				return nil
 			}})
@@ -409,7 +472,7 @@ func (h *Handler) channelUpdate(c echo.Context) error {
 		case err != nil:
 			return err
 		default:
-			h.flash(c, fmt.Sprintf("Saved the channel %s.", f.Name))
+			h.flash(c, strings.TrimSpace(fmt.Sprintf("Saved the channel %s. %s", f.Name, f.forgottenNote(forgotten))))
 			return redirect(c, "/channels")
 		}
 	}

@@ -54,7 +54,23 @@ type option func(*web.Config)
 
 func setup(t *testing.T, opts ...option) *bundle {
 	t.Helper()
-	store := testdb.SQLite(t)
+	return setupOn(t, testdb.SQLite(t), opts...)
+}
+
+// eachStore runs fn on a bundle of each store.
+func eachStore(t *testing.T, fn func(t *testing.T, b *bundle), opts ...option) {
+	t.Helper()
+	for name, open := range testdb.Stores() {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			fn(t, setupOn(t, open(t), opts...))
+		})
+	}
+}
+
+// setupOn is setup on the given store.
+func setupOn(t *testing.T, store monitors.Store, opts ...option) *bundle {
+	t.Helper()
 	clk := &clock{t: time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)}
 	p, err := store.ProjectCreate(context.Background(), &monitors.ProjectCreateParams{ID: keys.NewID(), Name: "Default",
 		PingKey: keys.NewProjectPingKey(), Now: clk.now()})
@@ -442,7 +458,7 @@ func TestMonitorForm(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "/monitors/"+m.ID, r.location)
 	require.Equal(t, []string{"etl", "nightly"}, m.Tags)
-	require.Equal(t, monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: "0 2 * * *", TZ: "Europe/Berlin"}, m.Schedule)
+	require.Equal(t, monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: "0 2 * * *", TZ: "Europe/Berlin", Dialect: monitors.DialectCronie}, m.Schedule)
 	require.EqualValues(t, 600, m.GraceSeconds)
 	require.EqualValues(t, 3600, m.MaxRuntimeSeconds)
 	require.Equal(t, monitors.AlertEveryAttempt, m.AlertOnFailure)
@@ -588,7 +604,10 @@ func TestAPIKeyShownOnce(t *testing.T) {
 
 func TestChannelSecretsAreWriteOnly(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
+	eachStore(t, testChannelSecretsAreWriteOnly)
+}
+
+func testChannelSecretsAreWriteOnly(t *testing.T, b *bundle) {
 	ctx := context.Background()
 	c := b.signIn(t, "ada@example.com", b.project.ID)
 
@@ -613,14 +632,27 @@ func TestChannelSecretsAreWriteOnly(t *testing.T) {
 		require.NotContains(t, body, "tok-123", page)
 	}
 
+	// The edit form warns that a new URL forgets the stored secrets.
+	require.Contains(t, c.get("/channels/"+ch.ID+"/edit").body,
+		"Changing the URL forgets the stored Signing secret and Headers unless you enter them again here")
+
 	// Saving without retyping the secrets keeps them; "remove" drops one.
-	r = c.postForm("/channels/"+ch.ID, url.Values{"name": {"ops on-call"}, "url": {"https://hooks.example.com/v2"}, "clear_headers": {"on"}})
+	r = c.postForm("/channels/"+ch.ID, url.Values{"name": {"ops on-call"}, "url": {"https://hooks.example.com/vigil"}, "clear_headers": {"on"}})
 	require.Equal(t, http.StatusSeeOther, r.status, r.body)
 	got, err := b.store.ChannelGet(ctx, b.project.ID, ch.ID)
 	require.NoError(t, err)
 	require.Equal(t, "ops on-call", got.Name)
 	require.False(t, got.IsDefault)
-	require.JSONEq(t, `{"url":"https://hooks.example.com/v2","secret":"a-secret-of-some-length"}`, string(got.Config))
+	require.JSONEq(t, `{"url":"https://hooks.example.com/vigil","secret":"a-secret-of-some-length"}`, string(got.Config))
+	require.Contains(t, c.get("/channels").body, "Saved the channel ops on-call.")
+
+	// A new URL forgets the secrets not entered again, and says so.
+	r = c.postForm("/channels/"+ch.ID, url.Values{"name": {"ops on-call"}, "url": {"https://hooks.example.com/v2"}})
+	require.Equal(t, http.StatusSeeOther, r.status, r.body)
+	got, err = b.store.ChannelGet(ctx, b.project.ID, ch.ID)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"url":"https://hooks.example.com/v2"}`, string(got.Config))
+	require.Contains(t, c.get("/channels").body, "The stored Signing secret was forgotten because the URL changed: enter it again if the new address needs it.")
 
 	// No test button without a sender; with one, it sends.
 	require.NotContains(t, c.get("/channels").body, "Send test")

@@ -8,7 +8,8 @@
 // A config key is write-only when its value alone lets someone post to the
 // channel, or read what is posted. The API stores such keys and never
 // returns them ([Kind.Redact]); on an update, a write-only key that the
-// client leaves out keeps its stored value ([Kind.KeepSecrets]).
+// client leaves out keeps its stored value ([Kind.KeepSecrets]), unless the
+// update changes where the channel sends.
 //
 //	slack      webhook_url, token   (a webhook URL is its own credential)
 //	email      none
@@ -23,6 +24,24 @@
 //	ntfy       url, token           (on a public server the topic is the
 //	                                 only secret: anyone who knows it can
 //	                                 read and post)
+//
+// # Destination keys
+//
+// A destination key says where the channel sends. An update that changes
+// one forgets every write-only key it does not give again, so that a
+// secret never follows its channel to an address its owner did not choose
+// (otherwise anyone allowed to edit a channel could point it at their own
+// server and read its Authorization header from the next test):
+//
+//	slack      webhook_url, channel
+//	email      to                   (no write-only keys)
+//	webhook    url
+//	pagerduty  routing_key          (itself the only secret)
+//	discord    webhook_url
+//	teams      webhook_url
+//	opsgenie   region               (the API host)
+//	telegram   chat_id
+//	ntfy       url
 package kinds
 
 import (
@@ -89,6 +108,9 @@ type Kind interface {
 	Keys() []string
 	// SecretKeys lists the write-only config keys.
 	SecretKeys() []string
+	// DestinationKeys lists the config keys that say where the channel
+	// sends.
+	DestinationKeys() []string
 	// Validate decodes raw strictly (unknown keys and wrong types are
 	// errors) and checks it. Every message names the key at fault and
 	// never repeats a secret.
@@ -100,30 +122,34 @@ type Kind interface {
 	Redact(raw json.RawMessage) json.RawMessage
 	// KeepSecrets returns incoming with every write-only key that it
 	// leaves out copied from stored: an update that does not repeat a
-	// secret keeps it. A key set to null in incoming is removed.
-	KeepSecrets(stored, incoming json.RawMessage) (json.RawMessage, error)
+	// secret keeps it. A key set to null in incoming is removed. When the
+	// result sends somewhere else than stored (a destination key differs),
+	// no secret is copied: forgotten lists, in SecretKeys order, the
+	// stored write-only keys dropped that way.
+	KeepSecrets(stored, incoming json.RawMessage) (merged json.RawMessage, forgotten []string, err error)
 }
 
 // kind implements Kind for a config type C.
 type kind[C any] struct {
-	name     string
-	secrets  []string
-	validate func(*C) error
-	build    func(C, Deps) (notifiers.Notifier, error)
+	name         string
+	secrets      []string
+	destinations []string
+	validate     func(*C) error
+	build        func(C, Deps) (notifiers.Notifier, error)
 }
 
 // All returns every kind, in the order PROTOCOL §2 lists them.
 func All() []Kind {
 	return []Kind{
 		&kind[slack.Config]{
-			name: slack.Kind, secrets: []string{"webhook_url", "token"},
+			name: slack.Kind, secrets: []string{"webhook_url", "token"}, destinations: []string{"webhook_url", "channel"},
 			validate: (*slack.Config).Validate,
 			build: func(c slack.Config, d Deps) (notifiers.Notifier, error) {
 				return slack.New(c, d.options()...)
 			},
 		},
 		&kind[email.Config]{
-			name:     email.Kind,
+			name: email.Kind, destinations: []string{"to"},
 			validate: (*email.Config).Validate,
 			build: func(c email.Config, d Deps) (notifiers.Notifier, error) {
 				if d.SMTP == nil {
@@ -133,49 +159,49 @@ func All() []Kind {
 			},
 		},
 		&kind[webhook.Config]{
-			name: webhook.Kind, secrets: []string{"secret", "headers"},
+			name: webhook.Kind, secrets: []string{"secret", "headers"}, destinations: []string{"url"},
 			validate: (*webhook.Config).Validate,
 			build: func(c webhook.Config, d Deps) (notifiers.Notifier, error) {
 				return webhook.New(c, d.options()...)
 			},
 		},
 		&kind[pagerduty.Config]{
-			name: pagerduty.Kind, secrets: []string{"routing_key"},
+			name: pagerduty.Kind, secrets: []string{"routing_key"}, destinations: []string{"routing_key"},
 			validate: (*pagerduty.Config).Validate,
 			build: func(c pagerduty.Config, d Deps) (notifiers.Notifier, error) {
 				return pagerduty.New(c, d.options()...)
 			},
 		},
 		&kind[discord.Config]{
-			name: discord.Kind, secrets: []string{"webhook_url"},
+			name: discord.Kind, secrets: []string{"webhook_url"}, destinations: []string{"webhook_url"},
 			validate: (*discord.Config).Validate,
 			build: func(c discord.Config, d Deps) (notifiers.Notifier, error) {
 				return discord.New(c, d.options()...)
 			},
 		},
 		&kind[teams.Config]{
-			name: teams.Kind, secrets: []string{"webhook_url"},
+			name: teams.Kind, secrets: []string{"webhook_url"}, destinations: []string{"webhook_url"},
 			validate: (*teams.Config).Validate,
 			build: func(c teams.Config, d Deps) (notifiers.Notifier, error) {
 				return teams.New(c, d.options()...)
 			},
 		},
 		&kind[opsgenie.Config]{
-			name: opsgenie.Kind, secrets: []string{"api_key"},
+			name: opsgenie.Kind, secrets: []string{"api_key"}, destinations: []string{"region"},
 			validate: (*opsgenie.Config).Validate,
 			build: func(c opsgenie.Config, d Deps) (notifiers.Notifier, error) {
 				return opsgenie.New(c, d.options()...)
 			},
 		},
 		&kind[telegram.Config]{
-			name: telegram.Kind, secrets: []string{"bot_token"},
+			name: telegram.Kind, secrets: []string{"bot_token"}, destinations: []string{"chat_id"},
 			validate: (*telegram.Config).Validate,
 			build: func(c telegram.Config, d Deps) (notifiers.Notifier, error) {
 				return telegram.New(c, d.options()...)
 			},
 		},
 		&kind[ntfy.Config]{
-			name: ntfy.Kind, secrets: []string{"url", "token"},
+			name: ntfy.Kind, secrets: []string{"url", "token"}, destinations: []string{"url"},
 			validate: (*ntfy.Config).Validate,
 			build: func(c ntfy.Config, d Deps) (notifiers.Notifier, error) {
 				return ntfy.New(c, d.options()...)
@@ -233,6 +259,8 @@ func Redact(name string, raw json.RawMessage) json.RawMessage {
 
 func (k *kind[C]) Name() string         { return k.name }
 func (k *kind[C]) SecretKeys() []string { return slices.Clone(k.secrets) }
+
+func (k *kind[C]) DestinationKeys() []string { return slices.Clone(k.destinations) }
 
 func (k *kind[C]) Keys() []string {
 	var keys []string
@@ -345,30 +373,96 @@ func (k *kind[C]) Redact(raw json.RawMessage) json.RawMessage {
 	return out
 }
 
-func (k *kind[C]) KeepSecrets(stored, incoming json.RawMessage) (json.RawMessage, error) {
+func (k *kind[C]) KeepSecrets(stored, incoming json.RawMessage) (json.RawMessage, []string, error) {
 	var in, old map[string]json.RawMessage
 	if err := json.Unmarshal(incoming, &in); err != nil || in == nil {
-		return nil, errors.New("config: must be a JSON object")
+		return nil, nil, errors.New("config: must be a JSON object")
 	}
 	if len(bytes.TrimSpace(stored)) > 0 {
 		if err := json.Unmarshal(stored, &old); err != nil {
-			return nil, fmt.Errorf("decode stored %s config: %w", k.name, err)
+			return nil, nil, fmt.Errorf("decode stored %s config: %w", k.name, err)
 		}
 	}
+	moved := k.movesAway(old, in)
+	var forgotten []string
 	for _, key := range k.secrets {
-		value, present := in[key]
-		switch {
-		case present && bytes.Equal(bytes.TrimSpace(value), []byte("null")):
-			delete(in, key)
-		case !present:
-			if v, ok := old[key]; ok {
-				in[key] = v
+		v, ok := old[key]
+		if value, present := in[key]; present {
+			if bytes.Equal(bytes.TrimSpace(value), []byte("null")) {
+				delete(in, key)
 			}
+			continue
 		}
+		if !ok {
+			continue
+		}
+		if moved {
+			forgotten = append(forgotten, key)
+			continue
+		}
+		in[key] = v
 	}
 	out, err := json.Marshal(in)
 	if err != nil {
-		return nil, fmt.Errorf("encode %s config: %w", k.name, err)
+		return nil, nil, fmt.Errorf("encode %s config: %w", k.name, err)
 	}
-	return out, nil
+	return out, forgotten, nil
+}
+
+// movesAway reports whether incoming sends somewhere else than stored: a
+// destination key that incoming leaves out, and that is not write-only,
+// counts as changed (a PATCH config replaces the stored one); null counts
+// as left out. Values are compared decoded into C, so that 123 and "123"
+// are one Telegram chat.
+func (k *kind[C]) movesAway(stored, incoming map[string]json.RawMessage) bool {
+	for _, key := range k.destinations {
+		newVal, present := incoming[key]
+		oldVal, had := stored[key]
+		if !present && slices.Contains(k.secrets, key) {
+			continue // kept from stored
+		}
+		if present && bytes.Equal(bytes.TrimSpace(newVal), []byte("null")) {
+			present = false
+		}
+		if present != had || !k.sameValue(key, oldVal, newVal) {
+			return true
+		}
+	}
+	return false
+}
+
+// sameValue reports whether a and b decode to equal values of C's key.
+func (k *kind[C]) sameValue(key string, a, b json.RawMessage) bool {
+	f, ok := k.field(key)
+	if !ok {
+		return bytes.Equal(a, b)
+	}
+	x, y := reflect.New(f.Type), reflect.New(f.Type)
+	if json.Unmarshal(a, x.Interface()) != nil || json.Unmarshal(b, y.Interface()) != nil {
+		return bytes.Equal(bytes.TrimSpace(a), bytes.TrimSpace(b))
+	}
+	return reflect.DeepEqual(x.Elem().Interface(), y.Elem().Interface())
+}
+
+// ForgottenNote says in a sentence which write-only keys an update forgot
+// because it changed where the channel sends (see [Kind.KeepSecrets]), or
+// "" when it forgot none.
+func ForgottenNote(k Kind, forgotten []string) string {
+	switch len(forgotten) {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf("the stored %s was forgotten because %s changed: give it again to keep it",
+			forgotten[0], joinWith(k.DestinationKeys(), "or"))
+	}
+	return fmt.Sprintf("the stored %s were forgotten because %s changed: give them again to keep them",
+		joinWith(forgotten, "and"), joinWith(k.DestinationKeys(), "or"))
+}
+
+// joinWith joins s as a list in a sentence: "a, b and c".
+func joinWith(s []string, conj string) string {
+	if len(s) < 2 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " " + conj + " " + s[len(s)-1]
 }

@@ -72,9 +72,10 @@ func TestEveryKindValidatesBuildsAndRedacts(t *testing.T) {
 			}
 
 			// An update that leaves secrets out keeps them.
-			kept, err := k.KeepSecrets(raw, redacted)
+			kept, forgotten, err := k.KeepSecrets(raw, redacted)
 			require.NoError(t, err)
 			require.JSONEq(t, sample.config, string(kept))
+			require.Empty(t, forgotten)
 
 			unknown := strings.Replace(sample.config, "{", `{"bogus":1,`, 1)
 			err = k.Validate(json.RawMessage(unknown))
@@ -143,18 +144,19 @@ func TestKeepSecretsNullRemoves(t *testing.T) {
 	k, err := kinds.Lookup("slack")
 	require.NoError(t, err)
 	// Switching from a webhook to a bot token: the client clears the URL.
-	out, err := k.KeepSecrets(json.RawMessage(`{"webhook_url":"https://hooks.slack.com/x"}`),
+	out, _, err := k.KeepSecrets(json.RawMessage(`{"webhook_url":"https://hooks.slack.com/x"}`),
 		json.RawMessage(`{"webhook_url":null,"token":"xoxb-1-2","channel":"#ops"}`))
 	require.NoError(t, err)
 	require.JSONEq(t, `{"token":"xoxb-1-2","channel":"#ops"}`, string(out))
 	require.NoError(t, k.Validate(out))
 
 	// A new secret replaces the stored one.
-	out, err = k.KeepSecrets(json.RawMessage(`{"token":"xoxb-old","channel":"#a"}`), json.RawMessage(`{"token":"xoxb-new","channel":"#b"}`))
+	out, forgotten, err := k.KeepSecrets(json.RawMessage(`{"token":"xoxb-old","channel":"#a"}`), json.RawMessage(`{"token":"xoxb-new","channel":"#b"}`))
 	require.NoError(t, err)
 	require.JSONEq(t, `{"token":"xoxb-new","channel":"#b"}`, string(out))
+	require.Empty(t, forgotten)
 
-	_, err = k.KeepSecrets(nil, json.RawMessage(`"x"`))
+	_, _, err = k.KeepSecrets(nil, json.RawMessage(`"x"`))
 	require.EqualError(t, err, "config: must be a JSON object")
 }
 
@@ -196,4 +198,69 @@ func TestNewRejectsInvalidConfig(t *testing.T) {
 	require.EqualError(t, err, `pagerduty config: severity: "sev1" is not one of critical, error, warning, info`)
 	_, err = kinds.New("pagerduty", json.RawMessage(`{"routing_key":"k","extra":1}`), kinds.Deps{})
 	require.ErrorContains(t, err, "pagerduty config: extra: is not a config key of pagerduty (keys: routing_key, severity)")
+}
+
+// TestKeepSecretsForgetsOnNewDestination: an update that changes where a
+// channel sends keeps no secret it does not give again, for every kind.
+func TestKeepSecretsForgetsOnNewDestination(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		kind, stored, incoming string
+		want                   string
+		forgotten              []string
+	}{
+		// Same destination: secrets kept.
+		{"webhook", `{"url":"https://a.example/h","secret":"s1","headers":{"Authorization":"Bearer t"}}`,
+			`{"url":"https://a.example/h","template":"x"}`,
+			`{"url":"https://a.example/h","secret":"s1","headers":{"Authorization":"Bearer t"},"template":"x"}`, nil},
+		// New URL: secret and headers forgotten.
+		{"webhook", `{"url":"https://a.example/h","secret":"s1","headers":{"Authorization":"Bearer t"}}`,
+			`{"url":"https://evil.example/h"}`, `{"url":"https://evil.example/h"}`, []string{"secret", "headers"}},
+		// New URL with the secret given again: the headers only are forgotten.
+		{"webhook", `{"url":"https://a.example/h","secret":"s1","headers":{"Authorization":"Bearer t"}}`,
+			`{"url":"https://b.example/h","secret":"s2"}`, `{"url":"https://b.example/h","secret":"s2"}`, []string{"headers"}},
+		{"ntfy", `{"url":"https://ntfy.sh/a","token":"tk_1"}`, `{}`, `{"url":"https://ntfy.sh/a","token":"tk_1"}`, nil},
+		{"ntfy", `{"url":"https://ntfy.sh/a","token":"tk_1"}`, `{"url":"https://evil.example/a"}`, `{"url":"https://evil.example/a"}`, []string{"token"}},
+		{"slack", `{"token":"xoxb-1","channel":"#ops"}`, `{"channel":"#ops"}`, `{"token":"xoxb-1","channel":"#ops"}`, nil},
+		{"slack", `{"token":"xoxb-1","channel":"#ops"}`, `{"channel":"#mine"}`, `{"channel":"#mine"}`, []string{"token"}},
+		{"slack", `{"webhook_url":"https://hooks.slack.com/a"}`, `{"webhook_url":"https://hooks.slack.com/b"}`, `{"webhook_url":"https://hooks.slack.com/b"}`, nil},
+		{"telegram", `{"bot_token":"1:A","chat_id":123}`, `{"chat_id":"123"}`, `{"bot_token":"1:A","chat_id":"123"}`, nil},
+		{"telegram", `{"bot_token":"1:A","chat_id":123}`, `{"chat_id":456}`, `{"chat_id":456}`, []string{"bot_token"}},
+		{"opsgenie", `{"api_key":"k","region":"us"}`, `{"region":"us"}`, `{"api_key":"k","region":"us"}`, nil},
+		{"opsgenie", `{"api_key":"k","region":"us"}`, `{"region":"eu"}`, `{"region":"eu"}`, []string{"api_key"}},
+		{"pagerduty", `{"routing_key":"r","severity":"info"}`, `{"severity":"error"}`, `{"routing_key":"r","severity":"error"}`, nil},
+		{"discord", `{"webhook_url":"https://discord.com/api/webhooks/1/a"}`, `{}`, `{"webhook_url":"https://discord.com/api/webhooks/1/a"}`, nil},
+	} {
+		k, err := kinds.Lookup(tc.kind)
+		require.NoError(t, err)
+		out, forgotten, err := k.KeepSecrets(json.RawMessage(tc.stored), json.RawMessage(tc.incoming))
+		require.NoError(t, err)
+		require.JSONEq(t, tc.want, string(out), "%s %s", tc.kind, tc.incoming)
+		require.Equal(t, tc.forgotten, forgotten, "%s %s", tc.kind, tc.incoming)
+	}
+}
+
+// TestDestinationKeysAreConfigKeys keeps the destination lists in step
+// with the configs.
+func TestDestinationKeysAreConfigKeys(t *testing.T) {
+	t.Parallel()
+	for _, k := range kinds.All() {
+		require.NotEmpty(t, k.DestinationKeys(), k.Name())
+		for _, key := range k.DestinationKeys() {
+			require.Contains(t, k.Keys(), key, k.Name())
+		}
+	}
+}
+
+func TestForgottenNote(t *testing.T) {
+	t.Parallel()
+	k, err := kinds.Lookup("webhook")
+	require.NoError(t, err)
+	require.Empty(t, kinds.ForgottenNote(k, nil))
+	require.Equal(t, "the stored secret and headers were forgotten because url changed: give them again to keep them",
+		kinds.ForgottenNote(k, []string{"secret", "headers"}))
+	k, err = kinds.Lookup("slack")
+	require.NoError(t, err)
+	require.Equal(t, "the stored token was forgotten because webhook_url or channel changed: give it again to keep it",
+		kinds.ForgottenNote(k, []string{"token"}))
 }
