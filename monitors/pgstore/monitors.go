@@ -22,8 +22,15 @@ func (s *Store) MonitorInsert(ctx context.Context, m *monitors.Monitor) error {
 	if err != nil {
 		return fmt.Errorf("insert monitor: %w", err)
 	}
-	if _, err := s.pool.Exec(ctx, qMonitorInsert, args...); err != nil {
-		return fmt.Errorf("insert monitor: %w", interpret(err))
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		if err := s.checkRoom(ctx, tx, m.ProjectID, 1); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, qMonitorInsert, args...)
+		return interpret(err)
+	})
+	if err != nil {
+		return fmt.Errorf("insert monitor: %w", err)
 	}
 	return nil
 }

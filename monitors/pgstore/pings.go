@@ -215,6 +215,12 @@ func (s *Store) createMonitor(ctx context.Context, tx pgx.Tx, key slugKey, pp *m
 	if err != nil {
 		return nil, false, fmt.Errorf("create monitor %q: %w", key.slug, err)
 	}
+	if err := s.checkRoom(ctx, sp, key.project, 1); err != nil {
+		if rbErr := sp.Rollback(ctx); rbErr != nil {
+			return nil, false, fmt.Errorf("create monitor %q: %w", key.slug, errors.Join(err, rbErr))
+		}
+		return nil, false, fmt.Errorf("create monitor %q: %w", key.slug, err)
+	}
 	if _, err := sp.Exec(ctx, qMonitorInsert, args...); err != nil {
 		if rbErr := sp.Rollback(ctx); rbErr != nil {
 			return nil, false, fmt.Errorf("create monitor %q: %w", key.slug, errors.Join(err, rbErr))

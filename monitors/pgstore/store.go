@@ -22,6 +22,10 @@ type Options struct {
 	// EnqueueDeliveries, when set, adds the jobs that send the deliveries
 	// each incident event creates, in the transaction that records it.
 	EnqueueDeliveries EnqueueFunc
+	// MaxMonitorsPerProject bounds the monitors of each project: a write
+	// that would create more fails with a *monitors.LimitError. 0 or less
+	// is no limit.
+	MaxMonitorsPerProject int
 }
 
 // Store is a [monitors.Store] on PostgreSQL.
@@ -30,7 +34,9 @@ type Store struct {
 	ownPool   bool
 	log       *slog.Logger
 	enqueue   EnqueueFunc
-	closeOnce sync.Once
+	// maxMonitors is Options.MaxMonitorsPerProject.
+	maxMonitors int
+	closeOnce   sync.Once
 }
 
 var _ monitors.Store = (*Store)(nil)
@@ -63,7 +69,7 @@ func New(pool *pgxpool.Pool, opts Options) *Store {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Store{pool: pool, log: log, enqueue: opts.EnqueueDeliveries}
+	return &Store{pool: pool, log: log, enqueue: opts.EnqueueDeliveries, maxMonitors: opts.MaxMonitorsPerProject}
 }
 
 // Migrate applies pending migrations to the database of pool. Replicas that

@@ -13,7 +13,7 @@ import (
 // The dashboard's queries: users, memberships, sessions, and the recent
 // runs its list draws as sparklines.
 const (
-	userCols          = `id, email, password_hash, created_at`
+	userCols          = `id, email, password_hash, created_at, disabled_at`
 	qUserInsert       = `INSERT INTO users (id, email, password_hash, created_at) VALUES ($1, $2, $3, $4)`
 	qUserCount        = `SELECT count(*) FROM users`
 	qUserGet          = `SELECT ` + userCols + ` FROM users WHERE id = $1`
@@ -112,10 +112,10 @@ func (s *Store) UserGetByEmail(ctx context.Context, email string) (*monitors.Use
 
 func scanUser(r pgx.Row) (*monitors.User, error) {
 	var u monitors.User
-	if err := r.Scan(&u.ID, &u.Email, &u.PasswordHash, &u.CreatedAt); err != nil {
+	if err := r.Scan(&u.ID, &u.Email, &u.PasswordHash, &u.CreatedAt, &u.DisabledAt); err != nil {
 		return nil, interpret(err)
 	}
-	u.CreatedAt = utc(u.CreatedAt)
+	u.CreatedAt, u.DisabledAt = utc(u.CreatedAt), utcPtr(u.DisabledAt)
 	return &u, nil
 }
 

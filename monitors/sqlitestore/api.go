@@ -270,6 +270,9 @@ func (s *Store) MonitorSync(ctx context.Context, p *monitors.MonitorSyncParams) 
 		if err != nil || plan == nil {
 			return err
 		}
+		if err := s.checkRoom(ctx, tx, p.ProjectID, len(plan.Insert)); err != nil {
+			return err
+		}
 		for _, m := range plan.Insert {
 			args, err := monitorArgs(m)
 			if err != nil {

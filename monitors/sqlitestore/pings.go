@@ -215,6 +215,9 @@ func (s *Store) createMonitor(ctx context.Context, tx *sql.Tx, key slugKey, pp *
 	if err != nil {
 		return nil, fmt.Errorf("create monitor %q: %w", key.slug, err)
 	}
+	if err := s.checkRoom(ctx, tx, key.project, 1); err != nil {
+		return nil, fmt.Errorf("create monitor %q: %w", key.slug, err)
+	}
 	if _, err := tx.ExecContext(ctx, qMonitorInsert, args...); err != nil {
 		return nil, fmt.Errorf("create monitor %q: %w", key.slug, interpret(err))
 	}

@@ -24,6 +24,10 @@ type Options struct {
 	// EnqueueDeliveries, when set, adds the jobs that send the deliveries
 	// each incident event creates, in the transaction that records it.
 	EnqueueDeliveries EnqueueFunc
+	// MaxMonitorsPerProject bounds the monitors of each project: a write
+	// that would create more fails with a *monitors.LimitError. 0 or less
+	// is no limit.
+	MaxMonitorsPerProject int
 }
 
 // busyTimeoutMS is how long a connection waits for a lock held by another
@@ -46,8 +50,10 @@ type Store struct {
 	stmts     *statements
 	log       *slog.Logger
 	enqueue   EnqueueFunc
-	closeOnce sync.Once
-	closeErr  error
+	// maxMonitors is Options.MaxMonitorsPerProject.
+	maxMonitors int
+	closeOnce   sync.Once
+	closeErr    error
 }
 
 var _ monitors.Store = (*Store)(nil)
@@ -126,7 +132,8 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		w.Close()
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}
-	return &Store{path: path, w: w, r: r, stmts: stmts, log: log, enqueue: opts.EnqueueDeliveries}, nil
+	return &Store{path: path, w: w, r: r, stmts: stmts, log: log, enqueue: opts.EnqueueDeliveries,
+		maxMonitors: opts.MaxMonitorsPerProject}, nil
 }
 
 // Ping checks that the database answers.

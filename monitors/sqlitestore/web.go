@@ -13,7 +13,7 @@ import (
 // The dashboard's queries: users, memberships, sessions, and the recent
 // runs its list draws as sparklines.
 const (
-	userCols          = `id, email, password_hash, created_at`
+	userCols          = `id, email, password_hash, created_at, disabled_at`
 	qUserInsert       = `INSERT INTO users (id, email, password_hash, created_at) VALUES (?, ?, ?, ?)`
 	qUserCount        = `SELECT count(*) FROM users`
 	qUserGet          = `SELECT ` + userCols + ` FROM users WHERE id = ?`
@@ -111,13 +111,14 @@ func (s *Store) UserGetByEmail(ctx context.Context, email string) (*monitors.Use
 
 func scanUser(r scanner) (*monitors.User, error) {
 	var (
-		u       monitors.User
-		created int64
+		u        monitors.User
+		created  int64
+		disabled sql.NullInt64
 	)
-	if err := r.Scan(&u.ID, &u.Email, &u.PasswordHash, &created); err != nil {
+	if err := r.Scan(&u.ID, &u.Email, &u.PasswordHash, &created, &disabled); err != nil {
 		return nil, interpret(err)
 	}
-	u.CreatedAt = fromMicros(created)
+	u.CreatedAt, u.DisabledAt = fromMicros(created), fromNullMicros(disabled)
 	return &u, nil
 }
 
