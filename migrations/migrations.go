@@ -116,7 +116,7 @@ func provider(ctx context.Context, db *sql.DB, dialect Dialect) (*goose.Provider
 	switch dialect {
 	case Postgres:
 		gd = goose.DialectPostgres
-		id, err := lockID(ctx, db)
+		id, err := LockID(ctx, db)
 		if err != nil {
 			return nil, err
 		}
@@ -133,10 +133,11 @@ func provider(ctx context.Context, db *sql.DB, dialect Dialect) (*goose.Provider
 	return p, nil
 }
 
-// lockID derives the advisory lock's key from the database and the schema
-// the migrations go to, so that only migrations of one schema exclude each
-// other.
-func lockID(ctx context.Context, db *sql.DB) (int64, error) {
+// LockID returns the key of the PostgreSQL advisory lock that [Up] holds
+// while it migrates the current schema of db. It is derived from the
+// database and the schema, so that only migrations of one schema exclude
+// each other.
+func LockID(ctx context.Context, db *sql.DB) (int64, error) {
 	var dbName string
 	var schema sql.NullString
 	if err := db.QueryRowContext(ctx, "SELECT current_database(), current_schema()").Scan(&dbName, &schema); err != nil {

@@ -21,6 +21,11 @@ type Config struct {
 	KeepPings           int
 	KeepRuns            int
 	PruneInterval       time.Duration
+	// ShutdownTimeout bounds a shutdown, from SIGTERM to exit (see
+	// Server.Run); 0 is ShutdownTimeoutDefault.
+	ShutdownTimeout time.Duration
+	// Database configures the connection pool and the durability check.
+	Database DatabaseSettings
 
 	// The settings of each part, declared in the part's file here.
 	Ingest    IngestSettings
@@ -62,6 +67,12 @@ func (c *Config) Validate() error {
 	if c.PruneInterval <= 0 {
 		errs = append(errs, errors.New("prune interval must be positive"))
 	}
+	if c.ShutdownTimeout < 0 {
+		errs = append(errs, errors.New("shutdown timeout must not be negative"))
+	}
+	if c.Database.MaxConns < 0 {
+		errs = append(errs, errors.New("database max conns must not be negative"))
+	}
 	if err := c.Evaluator.Validate(); err != nil {
 		errs = append(errs, err)
 	}
@@ -78,6 +89,18 @@ func ParseLogLevel(s string) (slog.Level, error) {
 		return 0, fmt.Errorf("log level: %q is not debug, info, warn or error", s)
 	}
 	return l, nil
+}
+
+// ShutdownTimeoutDefault is how long a shutdown may take: with the exit
+// after it, within the 25 s an orchestrator gives before SIGKILL
+// (Kubernetes' terminationGracePeriodSeconds is 30 s by default).
+const ShutdownTimeoutDefault = 20 * time.Second
+
+func (c *Config) shutdownTimeout() time.Duration {
+	if c.ShutdownTimeout > 0 {
+		return c.ShutdownTimeout
+	}
+	return ShutdownTimeoutDefault
 }
 
 func (c *Config) now() time.Time {

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/vigilhq/vigil/api"
 	"github.com/vigilhq/vigil/delivery"
 	"github.com/vigilhq/vigil/monitors"
@@ -59,13 +61,22 @@ func (d *DeliverySettings) Validate() error {
 }
 
 // openPostgres opens the PostgreSQL store with the enqueue hook of
-// delivery, and applies River's migrations beside the store's.
-func openPostgres(ctx context.Context, url string, logger *slog.Logger) (*pgstore.Store, error) {
+// delivery, and applies River's migrations beside the store's. With pg
+// (the server's), the pool is sized by it and commits are checked for
+// durability before anything migrates.
+func openPostgres(ctx context.Context, url string, logger *slog.Logger, pg *pgOptions) (*pgstore.Store, error) {
 	enq, err := delivery.NewPostgresEnqueuer()
 	if err != nil {
 		return nil, err
 	}
-	s, err := pgstore.Open(ctx, url, pgstore.Options{Logger: logger, EnqueueDeliveries: enq.Enqueue})
+	opts := pgstore.Options{Logger: logger, EnqueueDeliveries: enq.Enqueue}
+	if pg != nil {
+		opts.MaxConns = pg.maxConns
+		opts.CheckPool = func(ctx context.Context, pool *pgxpool.Pool) error {
+			return checkDurability(ctx, pool, pg.allowAsyncCommit, pg.logger)
+		}
+	}
+	s, err := pgstore.Open(ctx, url, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -105,8 +116,12 @@ func (s *Server) deliveryConfig() delivery.Config {
 		RetryWindow:      d.RetryWindow,
 		ReminderInterval: d.ReminderInterval,
 		Workers:          d.Workers,
-		Logger:           s.logger.With("part", "delivery"),
-		NowFunc:          s.cfg.NowFunc,
+		// Delivery stops after HTTP, which takes up to half the shutdown
+		// timeout; its attempts get most of the rest before they are
+		// cancelled (and made available again).
+		StopTimeout: s.cfg.shutdownTimeout() * 2 / 5,
+		Logger:      s.logger.With("part", "delivery"),
+		NowFunc:     s.cfg.NowFunc,
 	}
 	if s.Registry != nil {
 		cfg.Registerer = s.Registry

@@ -27,6 +27,14 @@ type EvaluatorSettings struct {
 // of another. SQLite has one writer, so one.
 const postgresEvaluatorWorkers = 2
 
+// evaluatorWorkers is how many claims of the evaluator run at once.
+func (c *Config) evaluatorWorkers() int {
+	if IsPostgresURL(c.DatabaseURL) {
+		return postgresEvaluatorWorkers
+	}
+	return 1
+}
+
 func (c EvaluatorSettings) config() evaluator.Config {
 	return evaluator.Config{BatchSize: c.BatchSize, PollInterval: c.PollInterval, OutageThreshold: c.OutageThreshold}
 }
@@ -39,9 +47,7 @@ func (s *Server) evaluatorServices() []func(context.Context) {
 	cfg.NowFunc = s.cfg.NowFunc
 	cfg.Logger = s.logger.With("part", "evaluator")
 	cfg.Registerer = s.Registry
-	if IsPostgresURL(s.cfg.DatabaseURL) {
-		cfg.Workers = postgresEvaluatorWorkers
-	}
+	cfg.Workers = s.cfg.evaluatorWorkers()
 	ev, err := evaluator.New(s.store, cfg)
 	if err != nil {
 		// Config.Validate checked the settings, so only registering the

@@ -34,13 +34,7 @@ const postgresIngestWriters = 2
 
 func (s *Server) mountIngest(e *echo.Echo) {
 	c := s.cfg.Ingest
-	writers := c.Writers
-	if writers <= 0 {
-		writers = 1
-		if IsPostgresURL(s.cfg.DatabaseURL) {
-			writers = postgresIngestWriters
-		}
-	}
+	writers := s.cfg.ingestWriters()
 	s.ingest = ingest.New(ingest.Config{
 		Store:          s.store,
 		BodyLimit:      c.BodyLimit,
@@ -55,6 +49,17 @@ func (s *Server) mountIngest(e *echo.Echo) {
 		NowFunc:        s.cfg.NowFunc,
 	})
 	s.ingest.Mount(e)
+}
+
+// ingestWriters is how many batches of pings are written at once.
+func (c *Config) ingestWriters() int {
+	if c.Ingest.Writers > 0 {
+		return c.Ingest.Writers
+	}
+	if IsPostgresURL(c.DatabaseURL) {
+		return postgresIngestWriters
+	}
+	return 1
 }
 
 func (s *Server) ingestServices() []func(context.Context) {

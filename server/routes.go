@@ -28,13 +28,16 @@ func (s *Server) routes() *echo.Echo {
 // healthz answers while the process is up.
 func (s *Server) healthz(c echo.Context) error { return c.String(http.StatusOK, "OK") }
 
-// readyz answers 200 when the database answers, 503 otherwise.
+// readyz answers 200 when this replica should get traffic, and 503 with
+// the reason otherwise: migrations run, the database does not answer, or
+// the replica is shutting down (see readiness.go).
 func (s *Server) readyz(c echo.Context) error {
-	if err := s.store.Ping(c.Request().Context()); err != nil {
-		s.logger.Warn("not ready: database does not answer", "err", err)
-		return c.String(http.StatusServiceUnavailable, "database unavailable")
+	ok, why := s.ready.check(c.Request().Context())
+	if !ok {
+		s.logger.Warn("not ready", "reason", why)
+		return c.String(http.StatusServiceUnavailable, why)
 	}
-	return c.String(http.StatusOK, "OK")
+	return c.String(http.StatusOK, why)
 }
 
 // errorHandler writes errors as JSON under /api and as short plain text

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -31,43 +32,72 @@ type Server struct {
 	ingest   *ingest.Service
 
 	listener net.Listener
+	ready    readiness
+	// routed is the handler of every route, once the store is open; until
+	// then startingHandler answers.
+	routed atomic.Pointer[echo.Echo]
+	// hs serves the listener from Start (or Run) on; serveErr gets what
+	// its Serve returns.
+	hs       *http.Server
+	serveErr chan error
 }
 
 // New opens the store, creates the default project on an empty database,
 // and builds the HTTP routes. It starts nothing; Run does.
 func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Server, error) {
+	return build(ctx, cfg, logger, false)
+}
+
+// Start is New for a process an orchestrator runs: it binds the listen
+// address first and answers /healthz (OK) and /readyz (not ready: applying
+// database migrations) while it opens and migrates the store, so that a
+// replica that migrates is seen alive but is sent no traffic. Every other
+// path answers 503 with Retry-After until Run.
+func Start(ctx context.Context, cfg Config, logger *slog.Logger) (*Server, error) {
+	return build(ctx, cfg, logger, true)
+}
+
+func build(ctx context.Context, cfg Config, logger *slog.Logger, serveEarly bool) (*Server, error) {
 	derivedBaseURL := cfg.BaseURL == ""
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("invalid configuration: %w", err)
 	}
-	var listener net.Listener
-	if _, port, _ := net.SplitHostPort(cfg.Listen); derivedBaseURL && port == "0" {
+	s := &Server{cfg: cfg, logger: logger, Registry: prometheus.NewRegistry()}
+	if _, port, _ := net.SplitHostPort(cfg.Listen); serveEarly || (derivedBaseURL && port == "0") {
 		// The base URL names the port, which is only known once bound: bind
 		// now, so that ping URLs and links point where we listen.
-		l, err := net.Listen("tcp", cfg.Listen)
-		if err != nil {
-			return nil, fmt.Errorf("listen on %s: %w", cfg.Listen, err)
+		if err := s.Listen(); err != nil {
+			return nil, err
 		}
-		listener = l
-		cfg.BaseURL = "http://" + l.Addr().String()
+		if derivedBaseURL {
+			s.cfg.BaseURL = "http://" + s.listener.Addr().String()
+		}
 	}
-	store, err := OpenStore(ctx, cfg.DatabaseURL, logger)
-	if err != nil {
-		if listener != nil {
-			_ = listener.Close()
+	if serveEarly {
+		s.serveHTTP()
+		s.logger.Info("vigil starting: applying database migrations", "addr", s.Addr())
+	}
+	fail := func(err error) (*Server, error) {
+		if s.hs != nil {
+			_ = s.hs.Close()
+		} else if s.listener != nil {
+			_ = s.listener.Close()
 		}
 		return nil, err
 	}
-	s := &Server{cfg: cfg, logger: logger, store: store, Registry: prometheus.NewRegistry(), listener: listener}
+	store, err := openStore(ctx, s.cfg.DatabaseURL, logger, s.cfg.postgresOptions(logger))
+	if err != nil {
+		return fail(err)
+	}
+	s.store = store
 	s.Bootstrapped, err = BootstrapIfEmpty(ctx, store, cfg.now())
 	if err != nil {
 		_ = store.Close()
-		if listener != nil {
-			_ = listener.Close()
-		}
-		return nil, err
+		return fail(err)
 	}
 	s.echo = s.routes()
+	ping := store.Ping
+	s.ready.ping.Store(&ping)
 	return s, nil
 }
 
@@ -95,48 +125,91 @@ func (s *Server) Listen() error {
 // Addr returns the bound address, after Listen.
 func (s *Server) Addr() string { return s.listener.Addr().String() }
 
-// Run serves until ctx is done, then shuts down in reverse order: HTTP
-// first, so no ping is accepted that could not be stored, then the
-// background services, then the store.
-func (s *Server) Run(ctx context.Context) error {
-	if s.listener == nil {
-		if err := s.Listen(); err != nil {
-			return err
-		}
-	}
-	hs := &http.Server{
-		Handler:           s.echo,
+// httpServer returns the HTTP server of every route: the routes once the
+// store is open, startingHandler before.
+func (s *Server) httpServer() *http.Server {
+	return &http.Server{
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if e := s.routed.Load(); e != nil {
+				e.ServeHTTP(w, r)
+				return
+			}
+			s.startingHandler(w, r)
+		}),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
+	}
+}
+
+// serveHTTP starts serving the listener.
+func (s *Server) serveHTTP() {
+	s.hs = s.httpServer()
+	s.serveErr = make(chan error, 1)
+	go func() { s.serveErr <- s.hs.Serve(s.listener) }()
+}
+
+// Run serves until ctx is done, then shuts down within the shutdown
+// timeout (Config.ShutdownTimeout), in order:
+//
+//  1. /readyz answers not ready (shutting down);
+//  2. HTTP stops accepting and waits for the requests in flight, so each
+//     ping already received is stored and answered while the ingest writer
+//     still runs (up to half the timeout; then they are cut off);
+//  3. the background services stop: the ingest writer writes out what is
+//     queued, the evaluator ends its pass (a claim not committed is rolled
+//     back, so the monitors go back to the other replicas), and delivery
+//     waits for its attempts, then cancels those left, which River makes
+//     available again;
+//  4. the store closes.
+//
+// When the timeout passes first, Run returns an error without waiting
+// more: the process exits, and the database rolls back what was open.
+func (s *Server) Run(ctx context.Context) error {
+	if err := s.Listen(); err != nil {
+		return err
 	}
 	bgCtx, stopBackground := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
 	for _, svc := range s.background() {
 		wg.Go(func() { svc(bgCtx) })
 	}
-
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- hs.Serve(s.listener) }()
+	s.routed.Store(s.echo)
+	s.ready.set(phaseServing)
+	if s.hs == nil {
+		s.serveHTTP()
+	}
 	s.logger.Info("vigil serving", "addr", s.listener.Addr().String(), "base_url", s.cfg.BaseURL)
 
 	var err error
 	select {
 	case <-ctx.Done():
-	case err = <-serveErr:
+	case err = <-s.serveErr:
 		err = fmt.Errorf("serve HTTP: %w", err)
 	}
-	s.logger.Info("vigil shutting down")
-	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
+	timeout := s.cfg.shutdownTimeout()
+	deadline := time.Now().Add(timeout)
+	s.ready.set(phaseStopping)
+	s.logger.Info("vigil shutting down", "timeout", timeout.String())
+	httpCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout/2)
 	defer cancel()
-	if serr := hs.Shutdown(shutdownCtx); serr != nil && !errors.Is(serr, http.ErrServerClosed) {
-		err = errors.Join(err, fmt.Errorf("shut down HTTP: %w", serr))
+	if serr := s.hs.Shutdown(httpCtx); serr != nil && !errors.Is(serr, http.ErrServerClosed) {
+		s.logger.Warn("requests still in flight at the shutdown timeout were cut off", "err", serr)
+		_ = s.hs.Close()
 	}
 	stopBackground()
-	wg.Wait()
+	stopped := make(chan struct{})
+	go func() { wg.Wait(); close(stopped) }()
+	select {
+	case <-stopped:
+	case <-time.After(time.Until(deadline)):
+		// Closing the store would wait for the connections still in use.
+		return errors.Join(err, fmt.Errorf("shut down: background work still running after %s; exiting, the database rolls back what it had open", timeout))
+	}
 	if cerr := s.store.Close(); cerr != nil {
 		err = errors.Join(err, fmt.Errorf("close store: %w", cerr))
 	}
+	s.logger.Info("vigil stopped")
 	return err
 }
 

@@ -71,6 +71,9 @@ func serverSettings(c *server.Config) []setting {
 		{"VIGIL_KEEP_PINGS", "keep-pings", "1000", "pings kept per monitor; older ones are pruned", intSetting(&c.KeepPings, 10, 10_000_000)},
 		{"VIGIL_KEEP_RUNS", "keep-runs", "1000", "runs kept per monitor; older ones are pruned", intSetting(&c.KeepRuns, 10, 10_000_000)},
 		{"VIGIL_PRUNE_INTERVAL", "prune-interval", "10m", "how often old pings and runs are pruned", durationSetting(&c.PruneInterval, time.Second, 24*time.Hour)},
+		{"VIGIL_SHUTDOWN_TIMEOUT", "shutdown-timeout", "20s", "longest shutdown after SIGTERM: in-flight pings are answered, claims and deliveries finished or handed back", durationSetting(&c.ShutdownTimeout, time.Second, 10*time.Minute)},
+		{"VIGIL_DB_MAX_CONNS", "db-max-conns", "0", "PostgreSQL connections this process may open; 0 sizes the pool from its parts (20 with the defaults)", intSetting(&c.Database.MaxConns, 0, 10_000)},
+		{"VIGIL_ALLOW_ASYNC_COMMIT", "allow-async-commit", "false", "start on a PostgreSQL with synchronous_commit or fsync off, where an acknowledged ping can be lost", boolSetting(&c.Database.AllowAsyncCommit)},
 	}
 	core = append(core, ingestSettings(&c.Ingest)...)
 	core = append(core, evaluatorSettings(&c.Evaluator)...)

@@ -38,7 +38,7 @@ func serveCmd(env *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	srv, err := server.New(env.ctx, cfg, logger)
+	srv, err := server.Start(env.ctx, cfg, logger)
 	if err != nil {
 		return err
 	}

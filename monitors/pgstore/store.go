@@ -26,14 +26,22 @@ type Options struct {
 	// that would create more fails with a *monitors.LimitError. 0 or less
 	// is no limit.
 	MaxMonitorsPerProject int
+	// MaxConns, when positive, caps the connection pool that Open makes
+	// (pgxpool's default is the larger of 4 and the number of CPUs, or
+	// the URL's pool_max_conns).
+	MaxConns int32
+	// CheckPool, when set, runs once Open has connected and before it
+	// migrates; an error stops Open. The server checks there that commits
+	// are durable.
+	CheckPool func(ctx context.Context, pool *pgxpool.Pool) error
 }
 
 // Store is a [monitors.Store] on PostgreSQL.
 type Store struct {
-	pool      *pgxpool.Pool
-	ownPool   bool
-	log       *slog.Logger
-	enqueue   EnqueueFunc
+	pool    *pgxpool.Pool
+	ownPool bool
+	log     *slog.Logger
+	enqueue EnqueueFunc
 	// maxMonitors is Options.MaxMonitorsPerProject.
 	maxMonitors int
 	closeOnce   sync.Once
@@ -49,9 +57,18 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parse postgres url: %w", err)
 	}
+	if opts.MaxConns > 0 {
+		cfg.MaxConns = opts.MaxConns
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("connect to postgres: %w", err)
+	}
+	if opts.CheckPool != nil {
+		if err := opts.CheckPool(ctx, pool); err != nil {
+			pool.Close()
+			return nil, err
+		}
 	}
 	if err := Migrate(ctx, pool); err != nil {
 		pool.Close()

@@ -47,9 +47,9 @@ type Store struct {
 	// block the writer, and the writer does not block them.
 	r *sql.DB
 
-	stmts     *statements
-	log       *slog.Logger
-	enqueue   EnqueueFunc
+	stmts   *statements
+	log     *slog.Logger
+	enqueue EnqueueFunc
 	// maxMonitors is Options.MaxMonitorsPerProject.
 	maxMonitors int
 	closeOnce   sync.Once
