@@ -128,10 +128,8 @@ func applyFields(m *monitors.Monitor, f *MonitorFields, obj object, path string)
 	}
 	if f.Schedule != nil {
 		m.Schedule = monitors.ScheduleSpec{Kind: monitors.ScheduleKind(f.Schedule.Kind), Expr: f.Schedule.Expr,
-			TZ: f.Schedule.TZ, EverySeconds: f.Schedule.EverySeconds}
-		if m.Schedule.Kind == monitors.ScheduleCron && m.Schedule.TZ == "" {
-			m.Schedule.TZ = "UTC"
-		}
+			TZ: f.Schedule.TZ, EverySeconds: f.Schedule.EverySeconds,
+			Dialect: monitors.Dialect(f.Schedule.Dialect)}.WithDefaults()
 		mark("schedule")
 	}
 	if f.GraceSeconds != nil {

@@ -295,13 +295,19 @@ func (h *Handler) renderMonitors(c echo.Context, rq *request, ms []*monitors.Mon
 	return out, nil
 }
 
+// scheduleJSON is the JSON form of spec, its defaults filled in.
+func scheduleJSON(spec monitors.ScheduleSpec) Schedule {
+	spec = spec.WithDefaults()
+	return Schedule{Kind: string(spec.Kind), Expr: spec.Expr, TZ: spec.TZ, EverySeconds: spec.EverySeconds,
+		Dialect: string(spec.Dialect)}
+}
+
 // monitorJSON is the JSON form of m.
 func (h *Handler) monitorJSON(m *monitors.Monitor, personFields []string, prj *monitors.Project, badgeKey string, now time.Time) Monitor {
 	byKey := h.baseURL + "/ping/" + m.PingKey
 	out := Monitor{
 		ID: m.ID, Name: m.Name, Slug: m.Slug, Tags: nonNil(m.Tags),
-		Schedule: Schedule{Kind: string(m.Schedule.Kind), Expr: m.Schedule.Expr, TZ: m.Schedule.TZ,
-			EverySeconds: m.Schedule.EverySeconds},
+		Schedule:     scheduleJSON(m.Schedule),
 		GraceSeconds: m.GraceSeconds, MaxRuntimeSeconds: m.MaxRuntimeSeconds, DeadlineSeconds: m.DeadlineSeconds,
 		AlertOnFailure: string(m.AlertOnFailure), FailureThreshold: m.FailureThreshold,
 		RecoveryThreshold: m.RecoveryThreshold, Overlap: string(m.Overlap), Channels: nonNil(m.Channels),

@@ -27,7 +27,7 @@ func TestMonitorLifecycle(t *testing.T) {
 			"overlap": "ignore", "channels": []string{ch.ID},
 		})
 		require.Equal(t, "nightly-import", m.Slug, "made from the name")
-		require.Equal(t, api.Schedule{Kind: "cron", Expr: "0 2 * * *", TZ: "Europe/Berlin"}, m.Schedule)
+		require.Equal(t, api.Schedule{Kind: "cron", Expr: "0 2 * * *", TZ: "Europe/Berlin", Dialect: "cronie"}, m.Schedule, "cronie unless told")
 		require.EqualValues(t, 600, m.GraceSeconds)
 		require.EqualValues(t, 3600, m.MaxRuntimeSeconds)
 		require.EqualValues(t, 10800, m.DeadlineSeconds)

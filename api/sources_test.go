@@ -47,7 +47,7 @@ func TestDeclareCreatesUpdatesUndeclares(t *testing.T) {
 		require.Equal(t, "invoices", inv.Slug, "in the order declared")
 		require.Equal(t, "Invoices", inv.Name)
 		require.Equal(t, "reports", rep.Name, "the name defaults to the slug")
-		require.Equal(t, api.Schedule{Kind: "cron", Expr: "0 * * * *", TZ: "UTC"}, inv.Schedule)
+		require.Equal(t, api.Schedule{Kind: "cron", Expr: "0 * * * *", TZ: "UTC", Dialect: "cronie"}, inv.Schedule)
 		require.EqualValues(t, 600, inv.GraceSeconds)
 		require.EqualValues(t, 300, rep.GraceSeconds, "a field left out takes its default")
 		for _, m := range res.Monitors {

@@ -16,6 +16,7 @@ type Schedule struct {
 	Expr         string `json:"expr,omitempty" doc:"cron: 5 fields, 6 with seconds first, or a descriptor such as @hourly"`
 	TZ           string `json:"tz,omitempty" doc:"cron: an IANA time zone (default UTC)"`
 	EverySeconds int64  `json:"every_seconds,omitempty" doc:"interval: seconds expected between pings"`
+	Dialect      string `json:"dialect,omitempty" enum:"cronie,robfig,quartz" doc:"cron: whose reading of expr, syntax and daylight saving behaviour, to follow (default cronie)"`
 }
 
 // RetryPolicy is what a job's scheduler does after a failed attempt.

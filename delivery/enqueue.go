@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -15,6 +16,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivermigrate"
 
+	"github.com/vigilhq/vigil/migrations"
 	"github.com/vigilhq/vigil/monitors"
 )
 
@@ -131,6 +133,43 @@ func MigrateSQLite(ctx context.Context, db *sql.DB, logger *slog.Logger) error {
 		return fmt.Errorf("migrate river: %w", err)
 	}
 	return nil
+}
+
+// RiverStatusPostgres lists River's migrations and whether the database of
+// pool has each. It writes nothing.
+func RiverStatusPostgres(ctx context.Context, pool *pgxpool.Pool) ([]migrations.MigrationStatus, error) {
+	m, err := rivermigrate.New(riverpgxv5.New(pool), &rivermigrate.Config{Logger: quiet(nil)})
+	if err != nil {
+		return nil, fmt.Errorf("river migration status: %w", err)
+	}
+	return riverStatus(ctx, m)
+}
+
+// RiverStatusSQLite lists River's migrations and whether the SQLite
+// database of db has each. It writes nothing.
+func RiverStatusSQLite(ctx context.Context, db *sql.DB) ([]migrations.MigrationStatus, error) {
+	m, err := rivermigrate.New(riversqlite.New(db), &rivermigrate.Config{Logger: quiet(nil)})
+	if err != nil {
+		return nil, fmt.Errorf("river migration status: %w", err)
+	}
+	return riverStatus(ctx, m)
+}
+
+func riverStatus[TTx any](ctx context.Context, m *rivermigrate.Migrator[TTx]) ([]migrations.MigrationStatus, error) {
+	existing, err := m.ExistingVersions(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("river migration status: %w", err)
+	}
+	applied := make(map[int]bool, len(existing))
+	for _, e := range existing {
+		applied[e.Version] = true
+	}
+	var out []migrations.MigrationStatus
+	for _, v := range m.AllVersions() {
+		out = append(out, migrations.MigrationStatus{Version: int64(v.Version),
+			Name: fmt.Sprintf("river/%03d_%s", v.Version, strings.ReplaceAll(v.Name, " ", "_")), Applied: applied[v.Version]})
+	}
+	return out, nil
 }
 
 // quiet returns logger, or one that discards when it is nil.

@@ -83,11 +83,26 @@ func Up(ctx context.Context, db *sql.DB, dialect Dialect) error {
 	return nil
 }
 
-// Status reports every migration of dialect and whether db has it.
+// Status reports every migration of dialect and whether db has it. It
+// writes nothing: on a database that was never migrated every migration
+// is pending. On PostgreSQL it waits for a migration in progress (the
+// advisory lock of [Up]) to end, so that what it reports is settled.
 func Status(ctx context.Context, db *sql.DB, dialect Dialect) ([]MigrationStatus, error) {
 	p, err := provider(ctx, db, dialect)
 	if err != nil {
 		return nil, err
+	}
+	exists, err := versionTableExists(ctx, db, dialect)
+	if err != nil {
+		return nil, err
+	}
+	if !exists {
+		// goose's Status would create its version table.
+		var out []MigrationStatus
+		for _, src := range p.ListSources() {
+			out = append(out, MigrationStatus{Version: src.Version, Name: path.Base(src.Path)})
+		}
+		return out, nil
 	}
 	st, err := p.Status(ctx)
 	if err != nil {
@@ -102,6 +117,20 @@ func Status(ctx context.Context, db *sql.DB, dialect Dialect) ([]MigrationStatus
 		out = append(out, ms)
 	}
 	return out, nil
+}
+
+// versionTableExists reports whether goose's table of applied versions is
+// in the schema db works in.
+func versionTableExists(ctx context.Context, db *sql.DB, dialect Dialect) (bool, error) {
+	q := `SELECT to_regclass('goose_db_version') IS NOT NULL`
+	if dialect == SQLite {
+		q = `SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'goose_db_version'`
+	}
+	var ok bool
+	if err := db.QueryRowContext(ctx, q).Scan(&ok); err != nil {
+		return false, fmt.Errorf("look for the migration versions table: %w", err)
+	}
+	return ok, nil
 }
 
 func provider(ctx context.Context, db *sql.DB, dialect Dialect) (*goose.Provider, error) {

@@ -18,12 +18,39 @@ const (
 	ScheduleInterval ScheduleKind = "interval"
 )
 
+// Dialect says which scheduler's reading of a cron expression a schedule
+// follows: its syntax and its fire times across daylight saving changes.
+type Dialect string
+
+// Dialects (PROTOCOL.md §6).
+const (
+	// DialectCronie is cronie's reading, the default (package cron).
+	DialectCronie Dialect = "cronie"
+	// DialectRobfig is robfig/cron v3's: gocron, River and Kubernetes
+	// CronJobs use it.
+	DialectRobfig Dialect = "robfig"
+	// DialectQuartz is Quartz's CronExpression (package cron/quartz).
+	DialectQuartz Dialect = "quartz"
+)
+
 // ScheduleSpec is a monitor's schedule as users write it (PROTOCOL.md §2).
 type ScheduleSpec struct {
 	Kind         ScheduleKind `json:"kind"`
 	Expr         string       `json:"expr,omitempty"`
 	TZ           string       `json:"tz,omitempty"`
 	EverySeconds int64        `json:"every_seconds,omitempty"`
+	// Dialect is for cron schedules only; "" reads as DialectCronie.
+	Dialect Dialect `json:"dialect,omitempty"`
+}
+
+// WithDefaults returns spec with its documented defaults filled in: a cron
+// schedule's zone is UTC and its dialect cronie.
+func (spec ScheduleSpec) WithDefaults() ScheduleSpec {
+	if spec.Kind == ScheduleCron {
+		spec.TZ = cmpOr(spec.TZ, "UTC")
+		spec.Dialect = Dialect(cmpOr(string(spec.Dialect), string(DialectCronie)))
+	}
+	return spec
 }
 
 // AlertOnFailure says which failures count toward a failed incident.
@@ -172,9 +199,7 @@ func (m *Monitor) ApplyDefaults() {
 	if m.Schedule.Kind == "" {
 		m.Schedule = ScheduleSpec{Kind: ScheduleInterval, EverySeconds: IntervalDefault}
 	}
-	if m.Schedule.Kind == ScheduleCron && m.Schedule.TZ == "" {
-		m.Schedule.TZ = "UTC"
-	}
+	m.Schedule = m.Schedule.WithDefaults()
 	if m.GraceSeconds == 0 {
 		m.GraceSeconds = GraceSecondsDefault
 	}
@@ -227,7 +252,7 @@ func (m *Monitor) Validate() error {
 			return invalid("tags", "tag %q must be 1 to 50 characters without spaces or commas", t)
 		}
 	}
-	if _, err := ParseSchedule(m.Schedule); err != nil {
+	if _, err := ValidateSchedule(m.Schedule); err != nil {
 		return err
 	}
 	if m.GraceSeconds < 1 || m.GraceSeconds > 366*24*3600 {

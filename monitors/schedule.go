@@ -2,6 +2,7 @@ package monitors
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -54,6 +55,31 @@ func (s *CronSchedule) Expr() *cron.Expr { return s.expr }
 // Describe returns the schedule in plain words, with its zone.
 func (s *CronSchedule) Describe() string { return s.expr.Describe() + " (" + s.loc.String() + ")" }
 
+// RobfigSchedule is a cron expression read and computed by robfig/cron v3
+// (the robfig dialect), in a time zone.
+type RobfigSchedule struct {
+	expr *cron.Robfig
+	loc  *time.Location
+}
+
+// Next returns robfig's first fire time strictly after t.
+func (s *RobfigSchedule) Next(t time.Time) time.Time { return s.expr.Next(t, s.loc) }
+
+// Prev returns the last fire time strictly before t.
+func (s *RobfigSchedule) Prev(t time.Time) time.Time { return s.expr.Prev(t, s.loc) }
+
+// Location returns the schedule's zone: a CRON_TZ= prefix's, or tz's.
+func (s *RobfigSchedule) Location() *time.Location { return s.loc }
+
+// Describe returns the schedule in plain words, with its zone, or "" when
+// there are none.
+func (s *RobfigSchedule) Describe() string {
+	if d := s.expr.Describe(); d != "" {
+		return d + " (" + s.loc.String() + ")"
+	}
+	return ""
+}
+
 // scheduleCheckFrom is where the never-fires check in a zone starts: any
 // fixed instant works, as the search spans 50 years.
 var scheduleCheckFrom = time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -76,6 +102,24 @@ func ParseSchedule(spec ScheduleSpec) (Schedule, error) {
 	return s, nil
 }
 
+// ValidateSchedule is ParseSchedule for a schedule being saved: it also
+// refuses expressions that parse but are known mistakes, such as a Quartz
+// expression ("0 30 2 ? * 1#2", where 1 is Sunday) in the cronie dialect,
+// which cronie would read with 1 as Monday. Schedules already stored are
+// read with ParseSchedule, so that none of them stops being watched.
+func ValidateSchedule(spec ScheduleSpec) (Schedule, error) {
+	s, err := ParseSchedule(spec)
+	if err != nil {
+		return nil, err
+	}
+	d := Dialect(cmpOr(string(spec.Dialect), string(DialectCronie)))
+	if spec.Kind == ScheduleCron && d == DialectCronie && strings.Contains(spec.Expr, "?") {
+		return nil, invalid("schedule.expr", "%q: ? is not cronie syntax but Quartz's, where the day of week "+
+			"counts 1 = Sunday; for a Quartz trigger set schedule.dialect to \"quartz\", otherwise write * for ?", spec.Expr)
+	}
+	return s, nil
+}
+
 func parseSchedule(spec ScheduleSpec) (Schedule, error) {
 	switch spec.Kind {
 	case ScheduleInterval:
@@ -94,19 +138,80 @@ func parseSchedule(spec ScheduleSpec) (Schedule, error) {
 		if err != nil {
 			return nil, err
 		}
-		e, err := cron.Parse(spec.Expr)
-		if err != nil {
-			return nil, invalid("schedule.expr", "%s", err)
-		}
-		// Parse refuses what never fires anywhere; an expression whose every
-		// fire time falls in this zone's daylight saving gaps is refused here.
-		if e.Next(scheduleCheckFrom, loc).IsZero() {
-			return nil, invalid("schedule.expr", "%q never fires in %s", spec.Expr, loc)
-		}
-		return &CronSchedule{expr: e, loc: loc}, nil
+		return parseCron(spec, loc)
 	default:
 		return nil, invalid("schedule.kind", "%q is not one of cron, interval", spec.Kind)
 	}
+}
+
+// parseCron reads a cron schedule in its dialect.
+func parseCron(spec ScheduleSpec, loc *time.Location) (Schedule, error) {
+	dialect := Dialect(cmpOr(string(spec.Dialect), string(DialectCronie)))
+	var sched Schedule
+	switch dialect {
+	case DialectCronie:
+		e, err := cron.Parse(spec.Expr)
+		if err != nil {
+			return nil, invalid("schedule.expr", "%s%s", err, dialectHint(spec.Expr, dialect))
+		}
+		sched = &CronSchedule{expr: e, loc: loc}
+	case DialectRobfig:
+		e, err := cron.ParseRobfig(spec.Expr)
+		if err != nil {
+			return nil, invalid("schedule.expr", "%s%s", err, dialectHint(spec.Expr, dialect))
+		}
+		if every, ok := e.Every(); ok {
+			if every < time.Second || every > 366*24*time.Hour {
+				return nil, invalid("schedule.expr", "@every must be between 1s and 366 days")
+			}
+			return Interval{Every: every}, nil
+		}
+		if z := e.Zone(); z != nil {
+			loc = z
+		}
+		sched = &RobfigSchedule{expr: e, loc: loc}
+	case DialectQuartz:
+		return nil, invalid("schedule.dialect", "quartz is not available yet")
+	default:
+		return nil, invalid("schedule.dialect", "%q is not one of cronie, robfig, quartz", spec.Dialect)
+	}
+	// Parse refuses what never fires anywhere; an expression whose every
+	// fire time falls in this zone's daylight saving gaps is refused here.
+	if sched.Next(scheduleCheckFrom).IsZero() {
+		return nil, invalid("schedule.expr", "%q never fires in %s", spec.Expr, loc)
+	}
+	return sched, nil
+}
+
+// dialectHint names the dialects other than d in which expr is valid, as
+// the end of an error message.
+func dialectHint(expr string, d Dialect) string {
+	var ok []string
+	for _, o := range []Dialect{DialectCronie, DialectRobfig, DialectQuartz} {
+		if o != d && validIn(expr, o) {
+			ok = append(ok, string(o))
+		}
+	}
+	switch len(ok) {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf(" (in the %s dialect; it is valid in the %s dialect: set schedule.dialect to %q)", d, ok[0], ok[0])
+	}
+	return fmt.Sprintf(" (in the %s dialect; it is valid in the %s dialects: set schedule.dialect to one of them)", d, strings.Join(ok, " and "))
+}
+
+func validIn(expr string, d Dialect) bool {
+	var err error
+	switch d {
+	case DialectCronie:
+		_, err = cron.Parse(expr)
+	case DialectRobfig:
+		_, err = cron.ParseRobfig(expr)
+	default:
+		return false
+	}
+	return err == nil
 }
 
 // LoadLocation loads an IANA zone; "" is UTC.
@@ -122,10 +227,13 @@ func LoadLocation(tz string) (*time.Location, error) {
 }
 
 // Describe returns the schedule in short words for messages, such as
-// "0 2 * * * (Europe/Berlin)" or "every 1h".
+// "0 2 * * * (Europe/Berlin)", "0 0 2 * * * (UTC, robfig)" or "every 1h".
 func (spec ScheduleSpec) Describe() string {
 	if spec.Kind == ScheduleInterval {
 		return "every " + FormatDuration(time.Duration(spec.EverySeconds)*time.Second)
+	}
+	if spec.Dialect != "" && spec.Dialect != DialectCronie {
+		return fmt.Sprintf("%s (%s, %s)", spec.Expr, cmpOr(spec.TZ, "UTC"), spec.Dialect)
 	}
 	return fmt.Sprintf("%s (%s)", spec.Expr, cmpOr(spec.TZ, "UTC"))
 }

@@ -6,7 +6,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
+	"os"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -158,12 +160,18 @@ func checkDurability(ctx context.Context, pool *pgxpool.Pool, allow bool, logger
 	return nil
 }
 
-// MigrationStatus lists the migrations of the database that url names, and
-// whether each has been applied, without applying any.
+// MigrationStatus lists the migrations of the database that url names,
+// Vigil's and then those of the notification queue (River's, named
+// river/NNN_name), and whether each has been applied, without applying or
+// writing anything.
 func MigrationStatus(ctx context.Context, url string) ([]migrations.MigrationStatus, error) {
 	driver, dsn, dialect := "sqlite", SQLitePath(url), migrations.SQLite
 	if IsPostgresURL(url) {
 		driver, dsn, dialect = "pgx", url, migrations.Postgres
+	} else if _, err := os.Stat(dsn); errors.Is(err, fs.ErrNotExist) {
+		// Opening would create the file: an empty database has every
+		// migration pending.
+		dsn = ":memory:"
 	}
 	db, err := sql.Open(driver, dsn)
 	if err != nil {
@@ -174,5 +182,22 @@ func MigrationStatus(ctx context.Context, url string) ([]migrations.MigrationSta
 	if err != nil {
 		return nil, err
 	}
-	return st, nil
+	var river []migrations.MigrationStatus
+	if dialect == migrations.Postgres {
+		pool, err := pgxpool.New(ctx, url)
+		if err != nil {
+			return nil, fmt.Errorf("connect to postgres: %w", err)
+		}
+		defer pool.Close()
+		river, err = delivery.RiverStatusPostgres(ctx, pool)
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		river, err = delivery.RiverStatusSQLite(ctx, db)
+		if err != nil {
+			return nil, err
+		}
+	}
+	return append(st, river...), nil
 }

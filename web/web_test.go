@@ -458,7 +458,7 @@ func TestMonitorForm(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "/monitors/"+m.ID, r.location)
 	require.Equal(t, []string{"etl", "nightly"}, m.Tags)
-	require.Equal(t, monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: "0 2 * * *", TZ: "Europe/Berlin"}, m.Schedule)
+	require.Equal(t, monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: "0 2 * * *", TZ: "Europe/Berlin", Dialect: monitors.DialectCronie}, m.Schedule)
 	require.EqualValues(t, 600, m.GraceSeconds)
 	require.EqualValues(t, 3600, m.MaxRuntimeSeconds)
 	require.Equal(t, monitors.AlertEveryAttempt, m.AlertOnFailure)

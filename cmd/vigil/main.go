@@ -24,7 +24,8 @@ const usage = `Usage: vigil <command> [flags]
 
 Commands:
   serve      run the server: ping ingest, evaluator, notifications, API, dashboard
-  migrate    apply database migrations (up) or show them (status)
+  migrate    apply database migrations (up), list what up would apply (up --dry-run), or show them (status)
+  backup     copy the SQLite database, online and consistent: vigil backup FILE
   cron next  print the next fire times of a cron expression
   run        run a command and report it: vigil run [flags] -- COMMAND ARGS
   bench      measure ping ingest: vigil bench ingest [flags]
@@ -52,6 +53,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		err = serveCmd(env, args[1:])
 	case "migrate":
 		err = migrateCmd(env, args[1:])
+	case "backup":
+		err = backupCmd(env, args[1:])
 	case "cron":
 		err = cronCmd(env, args[1:])
 	case "bench":

@@ -7,7 +7,7 @@ import (
 	"github.com/vigilhq/vigil/server"
 )
 
-// migrateCmd runs "vigil migrate [up|status]".
+// migrateCmd runs "vigil migrate [up [--dry-run]|status]".
 func migrateCmd(env *cmdEnv, args []string) error {
 	action := "up"
 	if len(args) > 0 && (args[0] == "up" || args[0] == "status") {
@@ -16,18 +16,37 @@ func migrateCmd(env *cmdEnv, args []string) error {
 	var cfg server.Config
 	fs := newFlagSet(env)
 	fs.Usage = func() {
-		fmt.Fprintln(env.stderr, "Usage: vigil migrate [up|status] [--database URL]")
+		fmt.Fprintln(env.stderr, "Usage: vigil migrate [up [--dry-run]|status] [--database URL]")
 		fs.PrintDefaults()
 	}
+	dryRun := fs.Bool("dry-run", false, "with up: list the migrations that would be applied, and apply none")
 	if err := parseSettings(env, fs, databaseSettings(&cfg), args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usageError{fmt.Sprintf("unknown action %q: use up or status", fs.Arg(0))}
 	}
+	if *dryRun && action != "up" {
+		return usageError{"--dry-run goes with up"}
+	}
 	logger := slog.New(slog.NewTextHandler(env.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	switch action {
-	case "up":
+	switch {
+	case action == "up" && *dryRun:
+		st, err := server.MigrationStatus(env.ctx, cfg.DatabaseURL)
+		if err != nil {
+			return err
+		}
+		n := 0
+		for _, m := range st {
+			if !m.Applied {
+				fmt.Fprintf(env.stdout, "would apply %s\n", m.Name)
+				n++
+			}
+		}
+		if n == 0 {
+			fmt.Fprintln(env.stdout, "nothing to apply: the database is up to date")
+		}
+	case action == "up":
 		store, err := server.OpenStore(env.ctx, cfg.DatabaseURL, logger) // opening migrates
 		if err != nil {
 			return err
@@ -36,7 +55,7 @@ func migrateCmd(env *cmdEnv, args []string) error {
 			return fmt.Errorf("close store: %w", err)
 		}
 		fmt.Fprintln(env.stdout, "migrations applied")
-	case "status":
+	case action == "status":
 		st, err := server.MigrationStatus(env.ctx, cfg.DatabaseURL)
 		if err != nil {
 			return err
@@ -44,7 +63,10 @@ func migrateCmd(env *cmdEnv, args []string) error {
 		for _, m := range st {
 			state := "pending"
 			if m.Applied {
-				state = "applied " + m.AppliedAt.Format("2006-01-02T15:04:05Z")
+				state = "applied"
+				if !m.AppliedAt.IsZero() {
+					state += " " + m.AppliedAt.Format("2006-01-02T15:04:05Z")
+				}
 			}
 			fmt.Fprintf(env.stdout, "%-30s %s\n", m.Name, state)
 		}

@@ -195,7 +195,7 @@ func monitorArgs(m *monitors.Monitor) ([]any, error) {
 		string(m.AlertOnFailure), m.FailureThreshold, m.RecoveryThreshold, string(m.Overlap),
 		nonNil(m.Channels), m.Paused, m.Source, m.Discovered, retry, m.PingKey,
 		m.CreatedAt.UTC(), m.UpdatedAt.UTC(), string(m.State.Status), state, timeOrNil(m.State.LastPingAt),
-		timeOrNil(m.State.Expected), ceilMicro(m.NextDeadlineAt),
+		timeOrNil(m.State.Expected), ceilMicro(m.NextDeadlineAt), string(m.Schedule.Dialect),
 	}, nil
 }
 
@@ -204,17 +204,19 @@ func scanMonitor(r pgx.Row) (*monitors.Monitor, error) {
 	var (
 		m                    monitors.Monitor
 		kind, alert, overlap string
+		dialect              string
 		retry, state         []byte
 		nextDeadline         *time.Time
 	)
 	err := r.Scan(&m.ID, &m.ProjectID, &m.Name, &m.Slug, &m.Tags, &kind, &m.Schedule.Expr, &m.Schedule.TZ,
 		&m.Schedule.EverySeconds, &m.GraceSeconds, &m.MaxRuntimeSeconds, &m.DeadlineSeconds, &alert,
 		&m.FailureThreshold, &m.RecoveryThreshold, &overlap, &m.Channels, &m.Paused, &m.Source, &m.Discovered,
-		&retry, &m.PingKey, &m.CreatedAt, &m.UpdatedAt, &state, &nextDeadline)
+		&retry, &m.PingKey, &m.CreatedAt, &m.UpdatedAt, &state, &nextDeadline, &dialect)
 	if err != nil {
 		return nil, interpret(err)
 	}
-	m.Schedule.Kind, m.AlertOnFailure, m.Overlap = monitors.ScheduleKind(kind), monitors.AlertOnFailure(alert), monitors.OverlapPolicy(overlap)
+	m.Schedule.Kind, m.Schedule.Dialect = monitors.ScheduleKind(kind), monitors.Dialect(dialect)
+	m.AlertOnFailure, m.Overlap = monitors.AlertOnFailure(alert), monitors.OverlapPolicy(overlap)
 	m.CreatedAt, m.UpdatedAt, m.NextDeadlineAt = utc(m.CreatedAt), utc(m.UpdatedAt), utcPtr(nextDeadline)
 	if retry != nil {
 		m.RetryPolicy = new(monitors.RetryPolicy)

@@ -200,7 +200,7 @@ func monitorArgs(m *monitors.Monitor) ([]any, error) {
 		string(m.AlertOnFailure), m.FailureThreshold, m.RecoveryThreshold, string(m.Overlap),
 		channels, m.Paused, m.Source, m.Discovered, retry, m.PingKey,
 		micros(m.CreatedAt), micros(m.UpdatedAt), string(m.State.Status), state, microsOrNil(m.State.LastPingAt),
-		microsOrNil(m.State.Expected), ceilMicros(m.NextDeadlineAt),
+		microsOrNil(m.State.Expected), ceilMicros(m.NextDeadlineAt), string(m.Schedule.Dialect),
 	}, nil
 }
 
@@ -209,6 +209,7 @@ func scanMonitor(r scanner) (*monitors.Monitor, error) {
 	var (
 		m                     monitors.Monitor
 		kind, alert, overlap  string
+		dialect               string
 		tags, channels, state string
 		retry                 sql.NullString
 		created, updated      int64
@@ -217,11 +218,12 @@ func scanMonitor(r scanner) (*monitors.Monitor, error) {
 	err := r.Scan(&m.ID, &m.ProjectID, &m.Name, &m.Slug, &tags, &kind, &m.Schedule.Expr, &m.Schedule.TZ,
 		&m.Schedule.EverySeconds, &m.GraceSeconds, &m.MaxRuntimeSeconds, &m.DeadlineSeconds, &alert,
 		&m.FailureThreshold, &m.RecoveryThreshold, &overlap, &channels, &m.Paused, &m.Source, &m.Discovered,
-		&retry, &m.PingKey, &created, &updated, &state, &nextDeadline)
+		&retry, &m.PingKey, &created, &updated, &state, &nextDeadline, &dialect)
 	if err != nil {
 		return nil, interpret(err)
 	}
-	m.Schedule.Kind, m.AlertOnFailure, m.Overlap = monitors.ScheduleKind(kind), monitors.AlertOnFailure(alert), monitors.OverlapPolicy(overlap)
+	m.Schedule.Kind, m.Schedule.Dialect = monitors.ScheduleKind(kind), monitors.Dialect(dialect)
+	m.AlertOnFailure, m.Overlap = monitors.AlertOnFailure(alert), monitors.OverlapPolicy(overlap)
 	m.CreatedAt, m.UpdatedAt, m.NextDeadlineAt = fromMicros(created), fromMicros(updated), fromNullMicros(nextDeadline)
 	if m.Tags, err = decodeStrings(tags); err != nil {
 		return nil, fmt.Errorf("monitor %s tags: %w", m.ID, err)

@@ -261,7 +261,8 @@ func testMonitorRoundTrip(t *testing.T, b *bundle) {
 	m := NewMonitor(b.prj.ID, "nightly-import", func(m *monitors.Monitor) {
 		m.Name = "Nightly import"
 		m.Tags = []string{"etl", "nightly"}
-		m.Schedule = monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: "0 2 * * *", TZ: "Europe/Berlin"}
+		m.Schedule = monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: "0 2 * * *", TZ: "Europe/Berlin",
+			Dialect: monitors.DialectRobfig}
 		m.GraceSeconds, m.MaxRuntimeSeconds, m.DeadlineSeconds = 600, 3600, 10800
 		m.AlertOnFailure, m.FailureThreshold, m.RecoveryThreshold = monitors.AlertEveryAttempt, 2, 3
 		m.Overlap = monitors.OverlapIgnore
