@@ -55,6 +55,9 @@ type Config struct {
 	// AllowPrivate lets channels reach loopback and private addresses
 	// (VIGIL_ALLOW_PRIVATE_TARGETS). Used when HTTPClient is nil.
 	AllowPrivate bool
+	// AllowedTargets are let through even when private targets are
+	// refused (VIGIL_ALLOWED_TARGETS). Used when HTTPClient is nil.
+	AllowedTargets notifiers.AllowedTargets
 	// HTTPClient makes every HTTP request of every channel; nil is
 	// notifiers.NewHTTPClient with AllowPrivate and Timeout.
 	HTTPClient *http.Client
@@ -115,7 +118,8 @@ func (c Config) withDefaults() Config {
 		c.NowFunc = time.Now
 	}
 	if c.HTTPClient == nil {
-		c.HTTPClient = notifiers.NewHTTPClient(notifiers.HTTPClientOptions{AllowPrivate: c.AllowPrivate, Timeout: c.Timeout})
+		c.HTTPClient = notifiers.NewHTTPClient(notifiers.HTTPClientOptions{
+			AllowPrivate: c.AllowPrivate, Allowed: c.AllowedTargets, Timeout: c.Timeout})
 	}
 	return c
 }

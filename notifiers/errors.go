@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/netip"
 	"net/url"
 	"regexp"
 	"slices"
@@ -114,7 +115,10 @@ func (e *redactedError) Unwrap() []error { return e.kinds }
 const Redacted = "[redacted]"
 
 // RedactError returns an error with the text of err, where each secret and
-// every URL has been replaced ([RedactURL] keeps a URL's scheme and host).
+// every URL has been replaced ([RedactURL] keeps a URL's scheme and host),
+// and every IP address too ([RedactAddresses]): the error is shown to
+// whoever set the channel up, through a test or the delivery log, and the
+// addresses a name resolves to inside our network are not theirs to learn.
 // The result keeps what the delivery layer decides on: [IsPermanent],
 // [RetryAfter], an [*HTTPStatusError], and errors.Is for
 // [context.Canceled], [context.DeadlineExceeded], [ErrAttemptTimeout] and
@@ -125,7 +129,7 @@ func RedactError(err error, secrets ...string) error {
 	if err == nil {
 		return nil
 	}
-	out := &redactedError{msg: RedactString(err.Error(), secrets...)}
+	out := &redactedError{msg: RedactAddresses(RedactString(err.Error(), secrets...))}
 	for _, sentinel := range []error{context.Canceled, context.DeadlineExceeded, ErrAttemptTimeout, ErrPrivateTarget} {
 		if errors.Is(err, sentinel) {
 			out.kinds = append(out.kinds, sentinel)
@@ -135,7 +139,7 @@ func RedactError(err error, secrets ...string) error {
 	if errors.As(err, &status) {
 		out.kinds = append(out.kinds, &HTTPStatusError{
 			StatusCode: status.StatusCode,
-			Body:       RedactString(status.Body, secrets...),
+			Body:       RedactAddresses(RedactString(status.Body, secrets...)),
 		})
 	}
 	var result error = out
@@ -146,6 +150,33 @@ func RedactError(err error, secrets ...string) error {
 		result = Permanent(result)
 	}
 	return result
+}
+
+// AddressRedacted is the text that replaces an IP address.
+const AddressRedacted = "[address]"
+
+// addressCandidate matches what might be an IP address, with its port:
+// 10.1.2.3:443, [fd00::1]:80, ::1.
+var addressCandidate = regexp.MustCompile(`\[[0-9A-Fa-f:.%a-z]+\](?::\d+)?|[0-9A-Fa-f]*[:.][0-9A-Fa-f:.]*[0-9A-Fa-f](?:%[\w.-]+)?`)
+
+// RedactAddresses replaces every IP address in s (with its port, if any)
+// by [AddressRedacted].
+func RedactAddresses(s string) string {
+	return addressCandidate.ReplaceAllStringFunc(s, func(m string) string {
+		if _, err := netip.ParseAddrPort(m); err == nil {
+			return AddressRedacted
+		}
+		if a, err := netip.ParseAddr(strings.Trim(m, "[]")); err == nil && (a.Is4() || strings.Count(m, ":") >= 2) {
+			return AddressRedacted
+		}
+		// "10.1.2.3:443" with a port: try the address before the last colon.
+		if i := strings.LastIndexByte(m, ':'); i > 0 {
+			if a, err := netip.ParseAddr(m[:i]); err == nil && a.Is4() {
+				return AddressRedacted
+			}
+		}
+		return m
+	})
 }
 
 var urlPattern = regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^\s"'<>]+`)

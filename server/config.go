@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/vigilhq/vigil/notifiers"
 )
 
 // Config is the operator's configuration of a Vigil server.
@@ -16,11 +18,14 @@ type Config struct {
 	Listen              string
 	BaseURL             string
 	AllowPrivateTargets bool
-	LogLevel            string
-	LogFormat           string
-	KeepPings           int
-	KeepRuns            int
-	PruneInterval       time.Duration
+	// AllowedTargets are let through even when private targets are
+	// refused (VIGIL_ALLOWED_TARGETS).
+	AllowedTargets notifiers.AllowedTargets
+	LogLevel       string
+	LogFormat      string
+	KeepPings      int
+	KeepRuns       int
+	PruneInterval  time.Duration
 	// KeepHistory is how long resolved incidents are kept, with their
 	// events, deliveries and attempts (VIGIL_KEEP_HISTORY); 0 is
 	// KeepHistoryDefault.

@@ -113,6 +113,7 @@ func (s *Server) deliveryConfig() delivery.Config {
 		Store:            s.store,
 		BaseURL:          s.cfg.BaseURL,
 		AllowPrivate:     s.cfg.AllowPrivateTargets,
+		AllowedTargets:   s.cfg.AllowedTargets,
 		Timeout:          d.Timeout,
 		RetryWindow:      d.RetryWindow,
 		ReminderInterval: d.ReminderInterval,

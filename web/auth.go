@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/labstack/echo/v4"
 	"golang.org/x/crypto/bcrypt"
@@ -415,9 +416,19 @@ func (h *Handler) switchProject(c echo.Context) error {
 	return monitors.ErrNotFound
 }
 
-// safeNext keeps a post-sign-in destination on this site.
+// safeNext keeps a post-sign-in destination on this site: a path of its
+// own, "/" otherwise. Browsers drop tabs and line breaks from URLs and read
+// a backslash as a slash, so "/\t/evil.com" and "/\\evil.com" lead off
+// the site as "//evil.com" would: any control character or backslash, a
+// second leading slash, or anything that parses with a scheme or host is
+// refused.
 func safeNext(next string) string {
-	if next == "" || !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
+	if next == "" || next[0] != '/' || strings.HasPrefix(next, "//") || strings.ContainsRune(next, '\\') ||
+		strings.ContainsFunc(next, func(r rune) bool { return r < 0x20 || r == 0x7f || unicode.IsSpace(r) }) {
+		return "/"
+	}
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" {
 		return "/"
 	}
 	return next

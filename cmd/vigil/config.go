@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vigilhq/vigil/notifiers"
 	"github.com/vigilhq/vigil/server"
 )
 
@@ -85,6 +86,17 @@ func daysSetting(p *time.Duration, lo, hi time.Duration) func(string) error {
 	}
 }
 
+func allowedTargetsSetting(p *notifiers.AllowedTargets) func(string) error {
+	return func(s string) error {
+		v, err := notifiers.ParseAllowedTargets(s)
+		if err != nil {
+			return err
+		}
+		*p = v
+		return nil
+	}
+}
+
 // serverSettings lists the settings of "vigil serve".
 func serverSettings(c *server.Config) []setting {
 	core := []setting{
@@ -92,6 +104,7 @@ func serverSettings(c *server.Config) []setting {
 		{"VIGIL_LISTEN", "listen", "127.0.0.1:8080", "address to serve on", stringSetting(&c.Listen)},
 		{"VIGIL_BASE_URL", "base-url", "", "public URL of this Vigil, used in ping URLs, links and messages (default: http:// + the listen address)", stringSetting(&c.BaseURL)},
 		{"VIGIL_ALLOW_PRIVATE_TARGETS", "allow-private-targets", "false", "let channels reach loopback and private addresses", boolSetting(&c.AllowPrivateTargets)},
+		{"VIGIL_ALLOWED_TARGETS", "allowed-targets", "", "comma-separated CIDRs, addresses and host names channels may reach even when private targets are refused", allowedTargetsSetting(&c.AllowedTargets)},
 		{"VIGIL_LOG_LEVEL", "log-level", "info", "debug, info, warn or error", stringSetting(&c.LogLevel)},
 		{"VIGIL_LOG_FORMAT", "log-format", "text", "text or json", stringSetting(&c.LogFormat)},
 		{"VIGIL_KEEP_PINGS", "keep-pings", "1000", "pings kept per monitor; older ones are pruned", intSetting(&c.KeepPings, 10, 10_000_000)},

@@ -402,7 +402,9 @@ func TestConnectionRefusedIsRetryable(t *testing.T) {
 	err = n.Notify(context.Background(), notifiertest.Opened())
 	require.Error(t, err)
 	require.False(t, notifiers.IsPermanent(err), "%v", err)
-	require.Contains(t, err.Error(), "127.0.0.1:"+strconv.Itoa(port))
+	// The server's address is the operator's business, not the channel's.
+	require.Contains(t, err.Error(), "connection refused")
+	require.NotContains(t, err.Error(), "127.0.0.1:"+strconv.Itoa(port))
 	notifiertest.AssertNoSecretLeak(t, err, smtpPassword)
 }
 
