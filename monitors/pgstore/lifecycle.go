@@ -2,14 +2,12 @@ package pgstore
 
 import (
 	"context"
-	"fmt"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/vigilhq/vigil/monitors"
 )
 
-// The lifecycle of accounts and keys, and the pruning of old incidents.
+// The lifecycle of accounts and keys, the monitor limit and the pruning of
+// old incidents.
 const (
 	qUserList          = `SELECT ` + userCols + ` FROM users ORDER BY email`
 	qUserSetDisabled   = `UPDATE users SET disabled_at = $2 WHERE id = $1 RETURNING ` + userCols
@@ -23,16 +21,15 @@ const (
 	qAPIKeyTouch          = `UPDATE api_keys SET last_used_at = $2
 		WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2)`
 
-	// qIncidentPrune deletes one batch; the cascades take the events,
-	// deliveries and attempts. An incident with a delivery still pending
-	// is kept until it is sent or given up.
-	// qMonitorRoomLock serializes, per project, the writes that create
-	// monitors, so that two replicas cannot both take the last place
-	// under the limit. It is taken only when a limit is set.
+	// qMonitorRoomLock serializes, per project, the transactions that
+	// count monitors to create more, so that two replicas cannot both
+	// take the last place under the limit.
 	qMonitorRoomLock = `SELECT pg_advisory_xact_lock(hashtextextended('vigil.monitors:' || $1, 0))`
 	qMonitorCount    = `SELECT count(*) FROM monitors WHERE project_id = $1`
 
-	qIncidentPrune = `DELETE FROM incidents WHERE id IN (
+	// qIncidentPruneBatch deletes one batch; the foreign keys' cascades
+	// take the events, deliveries and attempts.
+	qIncidentPruneBatch = `DELETE FROM incidents WHERE id IN (
 		SELECT i.id FROM incidents i
 		WHERE i.resolved_at IS NOT NULL AND i.resolved_at < $1
 			AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.incident_id = i.id AND d.state = 'pending')
@@ -41,146 +38,77 @@ const (
 
 // UserList returns every user, by email.
 func (s *Store) UserList(ctx context.Context) ([]*monitors.User, error) {
-	rows, err := s.pool.Query(ctx, qUserList)
-	if err != nil {
-		return nil, fmt.Errorf("list users: %w", err)
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*monitors.User, error) { return scanUser(r) })
-	if err != nil {
-		return nil, fmt.Errorf("list users: %w", err)
-	}
-	return out, nil
-}
-
-// UserSetDisabled disables or enables a user, ending their sessions when
-// disabled.
-func (s *Store) UserSetDisabled(ctx context.Context, p *monitors.UserSetDisabledParams) (*monitors.User, error) {
-	var u *monitors.User
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		var err error
-		if u, err = scanUser(tx.QueryRow(ctx, qUserSetDisabled, p.ID, utcPtr(p.DisabledAt))); err != nil {
-			return err
-		}
-		if p.DisabledAt != nil {
-			if _, err := tx.Exec(ctx, qSessionDeleteUser, p.ID, ""); err != nil {
-				return fmt.Errorf("end sessions: %w", err)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("set user %s disabled: %w", p.ID, err)
-	}
-	return u, nil
+	return list(ctx, s, scanUser, "list users", qUserList)
 }
 
 // UserDelete deletes a user; the foreign keys take their memberships and
 // sessions.
 func (s *Store) UserDelete(ctx context.Context, id string) error {
-	tag, err := s.pool.Exec(ctx, qUserDelete, id)
-	if err != nil {
-		return fmt.Errorf("delete user %s: %w", id, interpret(err))
-	}
-	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("delete user %s: %w", id, monitors.ErrNotFound)
-	}
-	return nil
-}
-
-// UserSetPassword changes the password hash and ends the other sessions.
-func (s *Store) UserSetPassword(ctx context.Context, p *monitors.UserSetPasswordParams) error {
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, qUserSetPassword, p.ID, p.PasswordHash)
-		if err != nil {
-			return interpret(err)
-		}
-		if tag.RowsAffected() == 0 {
-			return monitors.ErrNotFound
-		}
-		if _, err := tx.Exec(ctx, qSessionDeleteUser, p.ID, p.KeepSessionID); err != nil {
-			return fmt.Errorf("end sessions: %w", err)
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("set password of user %s: %w", p.ID, err)
-	}
-	return nil
+	_, err := exec(ctx, s, true, "delete user "+id, qUserDelete, id)
+	return err
 }
 
 // SessionDeleteByUser ends a user's sessions but p.ExceptID.
 func (s *Store) SessionDeleteByUser(ctx context.Context, p *monitors.SessionDeleteByUserParams) (int64, error) {
-	tag, err := s.pool.Exec(ctx, qSessionDeleteUser, p.UserID, p.ExceptID)
-	if err != nil {
-		return 0, fmt.Errorf("end sessions of user %s: %w", p.UserID, err)
-	}
-	return tag.RowsAffected(), nil
+	return exec(ctx, s, false, "end sessions of user "+p.UserID, qSessionDeleteUser, p.UserID, p.ExceptID)
 }
 
 // MonitorRotatePingKey gives a monitor a new ping key. The update waits
-// for any ping holding the monitor's row, and pings after the commit no
-// longer find the old key.
+// for a ping holding the monitor's row; pings after the commit no longer
+// find the old key.
 func (s *Store) MonitorRotatePingKey(ctx context.Context, p *monitors.PingKeyRotateParams) (*monitors.Monitor, error) {
-	m, err := scanMonitor(s.pool.QueryRow(ctx, qMonitorRotatePingKey, p.ProjectID, p.ID, p.PingKey, p.Now.UTC()))
-	if err != nil {
-		return nil, fmt.Errorf("rotate ping key of monitor %s: %w", p.ID, err)
-	}
-	return m, nil
+	return get(ctx, s, scanMonitor1, "rotate ping key of monitor "+p.ID, qMonitorRotatePingKey, p.ProjectID, p.ID, p.PingKey, p.Now.UTC())
 }
 
 // ProjectRotatePingKey gives a project a new project ping key.
 func (s *Store) ProjectRotatePingKey(ctx context.Context, p *monitors.PingKeyRotateParams) (*monitors.Project, error) {
-	pr, err := scanProject(s.pool.QueryRow(ctx, qProjectRotatePingKey, p.ProjectID, p.PingKey))
-	if err != nil {
-		return nil, fmt.Errorf("rotate ping key of project %s: %w", p.ProjectID, err)
-	}
-	return pr, nil
+	return get(ctx, s, scanProject, "rotate ping key of project "+p.ProjectID, qProjectRotatePingKey, p.ProjectID, p.PingKey)
 }
 
-// APIKeyTouch records a use of the key.
+// APIKeyTouch records a use of the key, unless a later one is recorded.
 func (s *Store) APIKeyTouch(ctx context.Context, p *monitors.APIKeyTouchParams) error {
-	if _, err := s.pool.Exec(ctx, qAPIKeyTouch, p.ID, p.At.UTC()); err != nil {
-		return fmt.Errorf("record use of API key %s: %w", p.ID, err)
-	}
-	return nil
+	_, err := exec(ctx, s, false, "record use of API key "+p.ID, qAPIKeyTouch, p.ID, p.At.UTC())
+	return err
 }
 
-// IncidentPrune deletes old resolved incidents, one batch per statement
-// (and transaction), so that no statement holds locks for long.
-func (s *Store) IncidentPrune(ctx context.Context, p *monitors.IncidentPruneParams) (int64, error) {
-	batch := p.BatchSize
-	if batch <= 0 {
-		batch = monitors.IncidentPruneBatchDefault
-	}
-	var deleted int64
-	for {
-		tag, err := s.pool.Exec(ctx, qIncidentPrune, p.ResolvedBefore.UTC(), batch)
-		if err != nil {
-			return deleted, fmt.Errorf("prune incidents: %w", err)
-		}
-		deleted += tag.RowsAffected()
-		if tag.RowsAffected() < int64(batch) {
-			return deleted, nil
-		}
-	}
+// IncidentPruneBatch deletes one batch of old resolved incidents.
+func (s *Store) IncidentPruneBatch(ctx context.Context, p *monitors.IncidentPruneParams, limit int) (int64, error) {
+	return exec(ctx, s, false, "prune incidents", qIncidentPruneBatch, p.ResolvedBefore.UTC(), limit)
 }
 
-// checkRoom returns a *monitors.LimitError when adding monitors to the
-// project would pass the store's limit. It locks the project's creations
-// until tx ends.
-func (s *Store) checkRoom(ctx context.Context, tx pgx.Tx, projectID string, adding int) error {
-	if s.maxMonitors <= 0 || adding == 0 {
-		return nil
-	}
-	if _, err := tx.Exec(ctx, qMonitorRoomLock, projectID); err != nil {
-		return fmt.Errorf("lock monitor creation: %w", err)
+// MonitorCount counts the project's monitors under the project's creation
+// lock.
+func (t txn) MonitorCount(ctx context.Context, projectID string) (int, error) {
+	if _, err := t.tx.Exec(ctx, qMonitorRoomLock, projectID); err != nil {
+		return 0, interpret(err)
 	}
 	var n int
-	if err := tx.QueryRow(ctx, qMonitorCount, projectID).Scan(&n); err != nil {
-		return fmt.Errorf("count monitors: %w", err)
+	err := t.tx.QueryRow(ctx, qMonitorCount, projectID).Scan(&n)
+	return n, interpret(err)
+}
+
+// UserSetDisabled sets or clears a user's disabled_at.
+func (t txn) UserSetDisabled(ctx context.Context, p *monitors.UserSetDisabledParams) (*monitors.User, error) {
+	return scanUser(t.tx.QueryRow(ctx, qUserSetDisabled, p.ID, utcPtr(p.DisabledAt)))
+}
+
+// UserSetPassword sets a user's password hash.
+func (t txn) UserSetPassword(ctx context.Context, id, hash string) error {
+	tag, err := t.tx.Exec(ctx, qUserSetPassword, id, hash)
+	if err != nil {
+		return interpret(err)
 	}
-	if n+adding > s.maxMonitors {
-		return &monitors.LimitError{ProjectID: projectID, Limit: s.maxMonitors}
+	if tag.RowsAffected() == 0 {
+		return monitors.ErrNotFound
 	}
 	return nil
+}
+
+// SessionDeleteByUser deletes a user's sessions but exceptID.
+func (t txn) SessionDeleteByUser(ctx context.Context, userID, exceptID string) (int64, error) {
+	tag, err := t.tx.Exec(ctx, qSessionDeleteUser, userID, exceptID)
+	if err != nil {
+		return 0, interpret(err)
+	}
+	return tag.RowsAffected(), nil
 }

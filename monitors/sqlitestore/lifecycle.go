@@ -2,13 +2,12 @@ package sqlitestore
 
 import (
 	"context"
-	"database/sql"
-	"fmt"
 
 	"github.com/vigilhq/vigil/monitors"
 )
 
-// The lifecycle of accounts and keys, and the pruning of old incidents.
+// The lifecycle of accounts and keys, the monitor limit and the pruning of
+// old incidents.
 const (
 	qUserList          = `SELECT ` + userCols + ` FROM users ORDER BY email`
 	qUserSetDisabled   = `UPDATE users SET disabled_at = ?2 WHERE id = ?1 RETURNING ` + userCols
@@ -22,12 +21,13 @@ const (
 	qAPIKeyTouch          = `UPDATE api_keys SET last_used_at = ?2
 		WHERE id = ?1 AND (last_used_at IS NULL OR last_used_at < ?2)`
 
-	// qIncidentPrune deletes one batch; the cascades take the events,
-	// deliveries and attempts. An incident with a delivery still pending
-	// is kept until it is sent or given up.
+	// qMonitorCount needs no lock beside the write transaction's: SQLite
+	// has one writer.
 	qMonitorCount = `SELECT count(*) FROM monitors WHERE project_id = ?`
 
-	qIncidentPrune = `DELETE FROM incidents WHERE id IN (
+	// qIncidentPruneBatch deletes one batch; the foreign keys' cascades
+	// take the events, deliveries and attempts.
+	qIncidentPruneBatch = `DELETE FROM incidents WHERE id IN (
 		SELECT i.id FROM incidents i
 		WHERE i.resolved_at IS NOT NULL AND i.resolved_at < ?1
 			AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.incident_id = i.id AND d.state = 'pending')
@@ -36,146 +36,69 @@ const (
 
 // UserList returns every user, by email.
 func (s *Store) UserList(ctx context.Context) ([]*monitors.User, error) {
-	out, err := queryAll(ctx, s.r, qUserList, nil, scanUser)
-	if err != nil {
-		return nil, fmt.Errorf("list users: %w", err)
-	}
-	return out, nil
-}
-
-// UserSetDisabled disables or enables a user, ending their sessions when
-// disabled.
-func (s *Store) UserSetDisabled(ctx context.Context, p *monitors.UserSetDisabledParams) (*monitors.User, error) {
-	var u *monitors.User
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		var err error
-		if u, err = scanUser(tx.QueryRowContext(ctx, qUserSetDisabled, p.ID, microsPtr(p.DisabledAt))); err != nil {
-			return err
-		}
-		if p.DisabledAt != nil {
-			if _, err := tx.ExecContext(ctx, qSessionDeleteUser, p.ID, ""); err != nil {
-				return fmt.Errorf("end sessions: %w", err)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("set user %s disabled: %w", p.ID, err)
-	}
-	return u, nil
+	return list(ctx, s, scanUser, "list users", qUserList)
 }
 
 // UserDelete deletes a user; the foreign keys take their memberships and
 // sessions.
 func (s *Store) UserDelete(ctx context.Context, id string) error {
-	res, err := s.w.ExecContext(ctx, qUserDelete, id)
-	if err != nil {
-		return fmt.Errorf("delete user %s: %w", id, interpret(err))
-	}
-	if n, err := res.RowsAffected(); err != nil || n == 0 {
-		return fmt.Errorf("delete user %s: %w", id, monitors.ErrNotFound)
-	}
-	return nil
-}
-
-// UserSetPassword changes the password hash and ends the other sessions.
-func (s *Store) UserSetPassword(ctx context.Context, p *monitors.UserSetPasswordParams) error {
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, qUserSetPassword, p.ID, p.PasswordHash)
-		if err != nil {
-			return interpret(err)
-		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			return monitors.ErrNotFound
-		}
-		if _, err := tx.ExecContext(ctx, qSessionDeleteUser, p.ID, p.KeepSessionID); err != nil {
-			return fmt.Errorf("end sessions: %w", err)
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("set password of user %s: %w", p.ID, err)
-	}
-	return nil
+	_, err := exec(ctx, s, true, "delete user "+id, qUserDelete, id)
+	return err
 }
 
 // SessionDeleteByUser ends a user's sessions but p.ExceptID.
 func (s *Store) SessionDeleteByUser(ctx context.Context, p *monitors.SessionDeleteByUserParams) (int64, error) {
-	res, err := s.w.ExecContext(ctx, qSessionDeleteUser, p.UserID, p.ExceptID)
-	if err != nil {
-		return 0, fmt.Errorf("end sessions of user %s: %w", p.UserID, err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return 0, fmt.Errorf("end sessions of user %s: %w", p.UserID, err)
-	}
-	return n, nil
+	return exec(ctx, s, false, "end sessions of user "+p.UserID, qSessionDeleteUser, p.UserID, p.ExceptID)
 }
 
 // MonitorRotatePingKey gives a monitor a new ping key. SQLite has one
 // writer: pings after the commit no longer find the old key.
 func (s *Store) MonitorRotatePingKey(ctx context.Context, p *monitors.PingKeyRotateParams) (*monitors.Monitor, error) {
-	m, err := scanMonitor(s.w.QueryRowContext(ctx, qMonitorRotatePingKey, p.ProjectID, p.ID, p.PingKey, micros(p.Now)))
-	if err != nil {
-		return nil, fmt.Errorf("rotate ping key of monitor %s: %w", p.ID, err)
-	}
-	return m, nil
+	return get(ctx, s.w, scanMonitor1, "rotate ping key of monitor "+p.ID, qMonitorRotatePingKey, p.ProjectID, p.ID, p.PingKey, micros(p.Now))
 }
 
 // ProjectRotatePingKey gives a project a new project ping key.
 func (s *Store) ProjectRotatePingKey(ctx context.Context, p *monitors.PingKeyRotateParams) (*monitors.Project, error) {
-	pr, err := scanProject(s.w.QueryRowContext(ctx, qProjectRotatePingKey, p.ProjectID, p.PingKey))
-	if err != nil {
-		return nil, fmt.Errorf("rotate ping key of project %s: %w", p.ProjectID, err)
-	}
-	return pr, nil
+	return get(ctx, s.w, scanProject, "rotate ping key of project "+p.ProjectID, qProjectRotatePingKey, p.ProjectID, p.PingKey)
 }
 
-// APIKeyTouch records a use of the key.
+// APIKeyTouch records a use of the key, unless a later one is recorded.
 func (s *Store) APIKeyTouch(ctx context.Context, p *monitors.APIKeyTouchParams) error {
-	if _, err := s.w.ExecContext(ctx, qAPIKeyTouch, p.ID, micros(p.At)); err != nil {
-		return fmt.Errorf("record use of API key %s: %w", p.ID, err)
-	}
-	return nil
+	_, err := exec(ctx, s, false, "record use of API key "+p.ID, qAPIKeyTouch, p.ID, micros(p.At))
+	return err
 }
 
-// IncidentPrune deletes old resolved incidents, one batch per statement
-// (and transaction), so that the single writer is never held for long.
-func (s *Store) IncidentPrune(ctx context.Context, p *monitors.IncidentPruneParams) (int64, error) {
-	batch := p.BatchSize
-	if batch <= 0 {
-		batch = monitors.IncidentPruneBatchDefault
-	}
-	var deleted int64
-	for {
-		res, err := s.w.ExecContext(ctx, qIncidentPrune, micros(p.ResolvedBefore), batch)
-		if err != nil {
-			return deleted, fmt.Errorf("prune incidents: %w", err)
-		}
-		n, err := res.RowsAffected()
-		if err != nil {
-			return deleted, fmt.Errorf("prune incidents: %w", err)
-		}
-		deleted += n
-		if n < int64(batch) {
-			return deleted, nil
-		}
-	}
+// IncidentPruneBatch deletes one batch of old resolved incidents.
+func (s *Store) IncidentPruneBatch(ctx context.Context, p *monitors.IncidentPruneParams, limit int) (int64, error) {
+	return exec(ctx, s, false, "prune incidents", qIncidentPruneBatch, micros(p.ResolvedBefore), limit)
 }
 
-// checkRoom returns a *monitors.LimitError when adding monitors to the
-// project would pass the store's limit. SQLite has one writer, so the
-// count holds until tx ends.
-func (s *Store) checkRoom(ctx context.Context, tx *sql.Tx, projectID string, adding int) error {
-	if s.maxMonitors <= 0 || adding == 0 {
-		return nil
-	}
+// MonitorCount counts the project's monitors.
+func (t txn) MonitorCount(ctx context.Context, projectID string) (int, error) {
 	var n int
-	if err := tx.QueryRowContext(ctx, qMonitorCount, projectID).Scan(&n); err != nil {
-		return fmt.Errorf("count monitors: %w", err)
+	err := t.tx.QueryRowContext(ctx, qMonitorCount, projectID).Scan(&n)
+	return n, interpret(err)
+}
+
+// UserSetDisabled sets or clears a user's disabled_at.
+func (t txn) UserSetDisabled(ctx context.Context, p *monitors.UserSetDisabledParams) (*monitors.User, error) {
+	return scanUser(t.tx.QueryRowContext(ctx, qUserSetDisabled, p.ID, microsPtr(p.DisabledAt)))
+}
+
+// UserSetPassword sets a user's password hash.
+func (t txn) UserSetPassword(ctx context.Context, id, hash string) error {
+	n, err := rowsAffected(t.tx.ExecContext(ctx, qUserSetPassword, id, hash))
+	if err != nil {
+		return interpret(err)
 	}
-	if n+adding > s.maxMonitors {
-		return &monitors.LimitError{ProjectID: projectID, Limit: s.maxMonitors}
+	if n == 0 {
+		return monitors.ErrNotFound
 	}
 	return nil
+}
+
+// SessionDeleteByUser deletes a user's sessions but exceptID.
+func (t txn) SessionDeleteByUser(ctx context.Context, userID, exceptID string) (int64, error) {
+	n, err := rowsAffected(t.tx.ExecContext(ctx, qSessionDeleteUser, userID, exceptID))
+	return n, interpret(err)
 }
