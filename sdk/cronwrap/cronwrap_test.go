@@ -126,6 +126,15 @@ func TestSchedulerDeclaresReportsAndRetries(t *testing.T) {
 		require.Equal(t, []string{
 			"start 1", "success 1", "start 1", "success 1", "start 1", "success 1", "start 1", "success 1", "start 1", "success 1",
 		}, kinds(pings, minuteKey))
+		// Every ping names its occurrence: the entry's activation time,
+		// kept by the flaky occurrence's retries.
+		for _, p := range pings {
+			require.NotEmpty(t, p.Query.Get("scheduled_at"), "%s %s", p.Kind, p.Path)
+			if p.Key == flakyKey {
+				require.Equal(t, "2000-01-01T00:05:00Z", p.Query.Get("scheduled_at"))
+			}
+		}
+		require.Equal(t, "2000-01-01T00:01:00Z", pings[0].Query.Get("scheduled_at"))
 
 		// A job removed from the code is left out of the next declaration.
 		s.Remove(minuteID)
