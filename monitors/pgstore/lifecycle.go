@@ -1,114 +1,28 @@
 package pgstore
 
-import (
-	"context"
+import "github.com/vigilhq/vigil/monitors/plan"
 
-	"github.com/vigilhq/vigil/monitors"
-)
+// lifecycleQueries are the statements of the lifecycle of accounts and
+// keys, the monitor limit and incident pruning.
+var lifecycleQueries = plan.LifecycleQueries{
+	UserList:            `SELECT ` + userCols + ` FROM users ORDER BY email`,
+	UserSetDisabled:     `UPDATE users SET disabled_at = $2 WHERE id = $1 RETURNING ` + userCols,
+	UserDelete:          `DELETE FROM users WHERE id = $1`,
+	UserSetPassword:     `UPDATE users SET password_hash = $2 WHERE id = $1`,
+	SessionDeleteByUser: `DELETE FROM sessions WHERE user_id = $1 AND id <> $2`,
 
-// The lifecycle of accounts and keys, the monitor limit and the pruning of
-// old incidents.
-const (
-	qUserList          = `SELECT ` + userCols + ` FROM users ORDER BY email`
-	qUserSetDisabled   = `UPDATE users SET disabled_at = $2 WHERE id = $1 RETURNING ` + userCols
-	qUserDelete        = `DELETE FROM users WHERE id = $1`
-	qUserSetPassword   = `UPDATE users SET password_hash = $2 WHERE id = $1`
-	qSessionDeleteUser = `DELETE FROM sessions WHERE user_id = $1 AND id <> $2`
+	MonitorRotatePingKey: `UPDATE monitors SET ping_key = $3, updated_at = $4 WHERE project_id = $1 AND id = $2
+		RETURNING ` + monitorCols,
+	ProjectRotatePingKey: `UPDATE projects SET ping_key = $2 WHERE id = $1 RETURNING id, name, ping_key, created_at`,
+	APIKeyTouch: `UPDATE api_keys SET last_used_at = $2
+		WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2)`,
 
-	qMonitorRotatePingKey = `UPDATE monitors SET ping_key = $3, updated_at = $4 WHERE project_id = $1 AND id = $2
-		RETURNING ` + monitorCols
-	qProjectRotatePingKey = `UPDATE projects SET ping_key = $2 WHERE id = $1 RETURNING id, name, ping_key, created_at`
-	qAPIKeyTouch          = `UPDATE api_keys SET last_used_at = $2
-		WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2)`
+	MonitorRoomLock: `SELECT pg_advisory_xact_lock(hashtextextended('vigil.monitors:' || $1, 0))`,
+	MonitorCount:    `SELECT count(*) FROM monitors WHERE project_id = $1`,
 
-	// qMonitorRoomLock serializes, per project, the transactions that
-	// count monitors to create more, so that two replicas cannot both
-	// take the last place under the limit.
-	qMonitorRoomLock = `SELECT pg_advisory_xact_lock(hashtextextended('vigil.monitors:' || $1, 0))`
-	qMonitorCount    = `SELECT count(*) FROM monitors WHERE project_id = $1`
-
-	// qIncidentPruneBatch deletes one batch; the foreign keys' cascades
-	// take the events, deliveries and attempts.
-	qIncidentPruneBatch = `DELETE FROM incidents WHERE id IN (
+	IncidentPruneBatch: `DELETE FROM incidents WHERE id IN (
 		SELECT i.id FROM incidents i
 		WHERE i.resolved_at IS NOT NULL AND i.resolved_at < $1
 			AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.incident_id = i.id AND d.state = 'pending')
-		ORDER BY i.resolved_at LIMIT $2)`
-)
-
-// UserList returns every user, by email.
-func (s *Store) UserList(ctx context.Context) ([]*monitors.User, error) {
-	return list(ctx, s, scanUser, "list users", qUserList)
-}
-
-// UserDelete deletes a user; the foreign keys take their memberships and
-// sessions.
-func (s *Store) UserDelete(ctx context.Context, id string) error {
-	_, err := exec(ctx, s, true, "delete user "+id, qUserDelete, id)
-	return err
-}
-
-// SessionDeleteByUser ends a user's sessions but p.ExceptID.
-func (s *Store) SessionDeleteByUser(ctx context.Context, p *monitors.SessionDeleteByUserParams) (int64, error) {
-	return exec(ctx, s, false, "end sessions of user "+p.UserID, qSessionDeleteUser, p.UserID, p.ExceptID)
-}
-
-// MonitorRotatePingKey gives a monitor a new ping key. The update waits
-// for a ping holding the monitor's row; pings after the commit no longer
-// find the old key.
-func (s *Store) MonitorRotatePingKey(ctx context.Context, p *monitors.PingKeyRotateParams) (*monitors.Monitor, error) {
-	return get(ctx, s, scanMonitor1, "rotate ping key of monitor "+p.ID, qMonitorRotatePingKey, p.ProjectID, p.ID, p.PingKey, p.Now.UTC())
-}
-
-// ProjectRotatePingKey gives a project a new project ping key.
-func (s *Store) ProjectRotatePingKey(ctx context.Context, p *monitors.PingKeyRotateParams) (*monitors.Project, error) {
-	return get(ctx, s, scanProject, "rotate ping key of project "+p.ProjectID, qProjectRotatePingKey, p.ProjectID, p.PingKey)
-}
-
-// APIKeyTouch records a use of the key, unless a later one is recorded.
-func (s *Store) APIKeyTouch(ctx context.Context, p *monitors.APIKeyTouchParams) error {
-	_, err := exec(ctx, s, false, "record use of API key "+p.ID, qAPIKeyTouch, p.ID, p.At.UTC())
-	return err
-}
-
-// IncidentPruneBatch deletes one batch of old resolved incidents.
-func (s *Store) IncidentPruneBatch(ctx context.Context, p *monitors.IncidentPruneParams, limit int) (int64, error) {
-	return exec(ctx, s, false, "prune incidents", qIncidentPruneBatch, p.ResolvedBefore.UTC(), limit)
-}
-
-// MonitorCount counts the project's monitors under the project's creation
-// lock.
-func (t txn) MonitorCount(ctx context.Context, projectID string) (int, error) {
-	if _, err := t.tx.Exec(ctx, qMonitorRoomLock, projectID); err != nil {
-		return 0, interpret(err)
-	}
-	var n int
-	err := t.tx.QueryRow(ctx, qMonitorCount, projectID).Scan(&n)
-	return n, interpret(err)
-}
-
-// UserSetDisabled sets or clears a user's disabled_at.
-func (t txn) UserSetDisabled(ctx context.Context, p *monitors.UserSetDisabledParams) (*monitors.User, error) {
-	return scanUser(t.tx.QueryRow(ctx, qUserSetDisabled, p.ID, utcPtr(p.DisabledAt)))
-}
-
-// UserSetPassword sets a user's password hash.
-func (t txn) UserSetPassword(ctx context.Context, id, hash string) error {
-	tag, err := t.tx.Exec(ctx, qUserSetPassword, id, hash)
-	if err != nil {
-		return interpret(err)
-	}
-	if tag.RowsAffected() == 0 {
-		return monitors.ErrNotFound
-	}
-	return nil
-}
-
-// SessionDeleteByUser deletes a user's sessions but exceptID.
-func (t txn) SessionDeleteByUser(ctx context.Context, userID, exceptID string) (int64, error) {
-	tag, err := t.tx.Exec(ctx, qSessionDeleteUser, userID, exceptID)
-	if err != nil {
-		return 0, interpret(err)
-	}
-	return tag.RowsAffected(), nil
+		ORDER BY i.resolved_at LIMIT $2)`,
 }

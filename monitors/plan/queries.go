@@ -1,0 +1,50 @@
+package plan
+
+// Queries are a store's SQL for the statements the planning layer runs
+// itself, one per field, each with the arguments and columns its use here
+// gives. Both stores fill every field; a store's own methods (its [Tx]
+// specials, MonitorList) have their SQL beside them.
+type Queries struct {
+	ProjectCreate, ProjectGet, ProjectGetByPingKey, ProjectList, ProjectListByUser, ProjectRename string
+	ProjectMemberAdd, ProjectBadgeKey, ProjectBadgeKeySet                                         string
+
+	APIKeyCreate, APIKeyGetByHash, APIKeyList, APIKeyRevoke string
+
+	MonitorInsert, MonitorUpdate, MonitorGet, MonitorLock, MonitorGetBySlug, MonitorGetByPingKey string
+	MonitorDelete, MonitorExists, MonitorPostpone, MonitorNextDeadline, MonitorCountByStatus     string
+	MonitorPersonFields, PersonFieldsGet, PersonFieldsSet, SourceMonitors                        string
+
+	PingList, RunList, RunListRecent, PingPruneCutoffs, PingPrune, RunPrune string
+
+	IncidentGet, IncidentList, IncidentExists, IncidentEventList, IncidentCountByKind string
+
+	HeartbeatLock, HeartbeatStamp                                                          string
+	OutageUnsettled, OutageInsert, OutageExtend, OutageSettle, OutagePostponed, OutageList string
+
+	ChannelCreate, ChannelGet, ChannelLock, ChannelList, ChannelUpdate, ChannelUsers, ChannelDelete string
+
+	DeliveryGet, DeliveryList, DeliveryLock, DeliveryUpdate, AttemptInsert, AttemptList string
+
+	// UserLock, when set, locks the users table for the rest of a
+	// transaction (PostgreSQL; SQLite's write transaction already holds
+	// its only write lock).
+	UserLock, UserExists, UserInsert, UserCount, UserGet, UserGetByEmail string
+
+	SessionInsert, SessionGet, SessionExtend, SessionDelete, SessionDeleteExpired string
+
+	LifecycleQueries
+}
+
+// LifecycleQueries are the statements of the lifecycle of accounts and
+// keys, the monitor limit and incident pruning (see lifecycle.go).
+type LifecycleQueries struct {
+	UserList, UserSetDisabled, UserDelete, UserSetPassword, SessionDeleteByUser string
+	MonitorRotatePingKey, ProjectRotatePingKey, APIKeyTouch                     string
+	// MonitorRoomLock, when set, serializes the transactions that count a
+	// project's monitors to create more (PostgreSQL's advisory lock on the
+	// project ID, $1); SQLite's write transaction holds its only lock.
+	MonitorRoomLock, MonitorCount string
+	// IncidentPruneBatch deletes up to $2 incidents resolved before $1,
+	// with no delivery pending.
+	IncidentPruneBatch string
+}
