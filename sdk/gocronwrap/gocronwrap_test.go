@@ -87,7 +87,7 @@ func TestSchedulerDeclaresReportsAndRetries(t *testing.T) {
 		decls := srv.Declarations()
 		require.Len(t, decls, 1)
 		require.JSONEq(t, `{"monitors":[
-		  {"name":"Hourly report","slug":"hourly","tags":["reports"],"schedule":{"kind":"cron","expr":"0 * * * *"}},
+		  {"name":"Hourly report","slug":"hourly","tags":["reports"],"schedule":{"kind":"cron","dialect":"robfig","expr":"0 * * * *"}},
 		  {"name":"sync","slug":"sync","schedule":{"kind":"interval","every_seconds":600},
 		   "retry_policy":{"name":"nexjob-retry","max_retries":2,"max_delays_seconds":[33,66]}}]}`, string(decls[0].Raw))
 
