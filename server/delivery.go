@@ -62,12 +62,12 @@ func (d *DeliverySettings) Validate() error {
 // delivery, and applies River's migrations beside the store's. With pg
 // (the server's), the pool is sized by it and commits are checked for
 // durability before anything migrates.
-func openPostgres(ctx context.Context, url string, logger *slog.Logger, pg *pgOptions) (*pgstore.Store, deliveryQueue, error) {
+func openPostgres(ctx context.Context, url string, logger *slog.Logger, pg *pgOptions, lim storeLimits) (*pgstore.Store, deliveryQueue, error) {
 	enq, err := delivery.NewPostgresEnqueuer()
 	if err != nil {
 		return nil, nil, err
 	}
-	opts := pgstore.Options{Logger: logger, EnqueueDeliveries: enq.Enqueue}
+	opts := pgstore.Options{Logger: logger, EnqueueDeliveries: enq.Enqueue, MaxMonitorsPerProject: lim.maxMonitors}
 	if pg != nil {
 		opts.MaxConns = pg.maxConns
 		opts.CheckPool = func(ctx context.Context, pool *pgxpool.Pool) error {
@@ -91,12 +91,13 @@ type deliveryQueue func(cfg delivery.Config) (*delivery.Service, error)
 
 // openSQLite opens the SQLite store with the enqueue hook of delivery, and
 // applies River's migrations beside the store's, on its writer.
-func openSQLite(ctx context.Context, path string, logger *slog.Logger) (*sqlitestore.Store, deliveryQueue, error) {
+func openSQLite(ctx context.Context, path string, logger *slog.Logger, lim storeLimits) (*sqlitestore.Store, deliveryQueue, error) {
 	enq, err := delivery.NewSQLiteEnqueuer()
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err := sqlitestore.Open(ctx, path, sqlitestore.Options{Logger: logger, EnqueueDeliveries: enq.Enqueue})
+	s, err := sqlitestore.Open(ctx, path, sqlitestore.Options{Logger: logger, EnqueueDeliveries: enq.Enqueue,
+		MaxMonitorsPerProject: lim.maxMonitors})
 	if err != nil {
 		return nil, nil, err
 	}
