@@ -57,6 +57,7 @@ func (h *Handler) writeError(c echo.Context, err error) error {
 		he   *echo.HTTPError
 		used *monitors.ChannelInUseError
 		mass *monitors.MassUndeclareError
+		lim  *monitors.LimitError
 	)
 	switch {
 	case errors.As(err, &ae):
@@ -68,6 +69,8 @@ func (h *Handler) writeError(c echo.Context, err error) error {
 			"channel is used by monitors %s: remove it from their channels first", strings.Join(used.Monitors, ", "))}
 	case errors.As(err, &mass):
 		status, body = http.StatusConflict, Error{Error: mass.Error(), Field: "monitors"}
+	case errors.As(err, &lim):
+		status, body = http.StatusConflict, Error{Error: lim.Error()}
 	case errors.Is(err, monitors.ErrNotFound):
 		status, body = http.StatusNotFound, Error{Error: "not found"}
 	case errors.Is(err, monitors.ErrConflict):

@@ -161,7 +161,7 @@ func (t txn) writeIncident(ctx context.Context, ic *plan.IncidentWrite) ([]*moni
 		if err != nil {
 			return nil, fmt.Errorf("record %s: %w", c.Event, interpret(err))
 		}
-		return collect(rows, scanEvent)
+		return collect(rows, plan.ScanEvent)
 	case monitors.IncidentUpdate:
 		rows, err := tx.StmtContext(ctx, st.incidentUpdate).QueryContext(ctx, ic.MonitorID, string(c.Kind), at, c.Summary)
 		if err != nil {
