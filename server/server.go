@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/vigilhq/vigil/ingest"
+	"github.com/vigilhq/vigil/keys"
 	"github.com/vigilhq/vigil/monitors"
 )
 
@@ -27,6 +28,9 @@ type Server struct {
 
 	// Bootstrapped is set when this start created the default project.
 	Bootstrapped *Bootstrap
+	// SetupToken is set when the database had no account at start: the
+	// one-time token of the first-account form (see SetupURL).
+	SetupToken string
 	// Registry holds the metrics of every part, served at /metrics.
 	Registry *prometheus.Registry
 	ingest   *ingest.Service
@@ -95,10 +99,28 @@ func build(ctx context.Context, cfg Config, logger *slog.Logger, serveEarly bool
 		_ = store.Close()
 		return fail(err)
 	}
+	users, err := store.UserCount(ctx)
+	if err != nil {
+		_ = store.Close()
+		return fail(fmt.Errorf("count accounts: %w", err))
+	}
+	if users == 0 {
+		s.SetupToken = keys.NewSetupToken()
+	}
 	s.echo = s.routes()
 	ping := store.Ping
 	s.ready.ping.Store(&ping)
 	return s, nil
+}
+
+// SetupURL is the URL that opens the first-account form, valid until an
+// account is made with it or the server restarts; "" when the database had
+// an account at start.
+func (s *Server) SetupURL() string {
+	if s.SetupToken == "" {
+		return ""
+	}
+	return s.cfg.BaseURL + "/setup?token=" + s.SetupToken
 }
 
 // Store returns the server's store.

@@ -30,6 +30,7 @@ func (s *Server) mountWeb(e *echo.Echo) {
 		NowFunc:         s.cfg.NowFunc,
 		RefreshInterval: s.cfg.Web.RefreshInterval,
 		TrustedProxies:  s.cfg.Ingest.TrustedProxies,
+		SetupToken:      s.SetupToken,
 	}
 	if p, ok := any(s).(channelTesterProvider); ok {
 		if t := p.apiChannelTester(); t != nil {
