@@ -11,6 +11,7 @@ import (
 
 	"github.com/vigilhq/vigil/api"
 	"github.com/vigilhq/vigil/monitors"
+	"github.com/vigilhq/vigil/sdk/retry"
 )
 
 func (b *bundle) declare(source string, specs ...map[string]any) api.DeclarationResult {
@@ -258,7 +259,12 @@ func TestRetryAdvice(t *testing.T) {
 		// Hangfire's default: 10 retries whose longest delays add up to
 		// about 4h45m (reference/hangfire-automatic-retry.md).
 		hangfire := map[string]any{"name": "hangfire-default", "max_retries": 10,
-			"max_delays_seconds": []int{44, 74, 118, 210, 414, 816, 1500, 2640, 4380, 6840}}
+			"max_delays_seconds": []int{44, 74, 118, 212, 416, 814, 1514, 2648, 4372, 6866}}
+		var formula []int
+		for _, d := range retry.HangfireDefault().MaxDelays() {
+			formula = append(formula, int(d/time.Second))
+		}
+		require.Equal(t, hangfire["max_delays_seconds"], formula, "the delays are the SDK's formula with r = 29")
 		res := b.declare("app",
 			map[string]any{"slug": "hourly", "schedule": map[string]any{"kind": "cron", "expr": "0 * * * *"}, "retry_policy": hangfire},
 			map[string]any{"slug": "daily", "schedule": map[string]any{"kind": "cron", "expr": "0 3 * * *", "tz": "Europe/Berlin"},
@@ -270,14 +276,14 @@ func TestRetryAdvice(t *testing.T) {
 			map[string]any{"slug": "none"},
 		)
 		got := bySlug(res.Monitors)
-		require.EqualValues(t, 17036, *got["hourly"].RetryChainSeconds)
+		require.EqualValues(t, 17078, *got["hourly"].RetryChainSeconds)
 		require.Len(t, got["hourly"].Warnings, 1)
-		require.Contains(t, got["hourly"].Warnings[0], "retry_policy: the retries of one run may take up to 4h43m")
+		require.Contains(t, got["hourly"].Warnings[0], "retry_policy: the retries of one run may take up to 4h44m")
 		require.Contains(t, got["hourly"].Warnings[0], "longer than the 1h between runs")
 		require.Contains(t, got["hourly"].Warnings[0], "overlap the next occurrence")
 
 		require.Len(t, got["daily"].Warnings, 1, "a day is longer than the chain, but the deadline is not")
-		require.Contains(t, got["daily"].Warnings[0], "deadline_seconds: the retries of one run may take up to 4h43m, longer than the deadline of 1h")
+		require.Contains(t, got["daily"].Warnings[0], "deadline_seconds: the retries of one run may take up to 4h44m, longer than the deadline of 1h")
 
 		require.Len(t, got["every-2h"].Warnings, 1, "interval: the gap is every_seconds")
 		require.Contains(t, got["every-2h"].Warnings[0], "longer than the 2h between runs")

@@ -2,6 +2,7 @@ package delivery
 
 import (
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -38,10 +39,17 @@ func NewNotification(d *monitors.Delivery, in *monitors.Incident, m *monitors.Mo
 			Summary:    summary,
 			Details:    details,
 		},
-		Monitor: notificationMonitor(m, now, baseURL),
-		SentAt:  now,
-		BaseURL: strings.TrimRight(baseURL, "/"),
+		Monitor:    notificationMonitor(m, now, baseURL),
+		SentAt:     now,
+		BaseURL:    strings.TrimRight(baseURL, "/"),
+		DeliveryID: DeliveryID(d),
 	}
+}
+
+// DeliveryID names delivery d to receivers (Vigil-Delivery-Id): its
+// incident and its own number, the same for every attempt at it.
+func DeliveryID(d *monitors.Delivery) string {
+	return d.IncidentID + "." + strconv.FormatInt(d.ID, 10)
 }
 
 func notificationMonitor(m *monitors.Monitor, now time.Time, baseURL string) notifiers.Monitor {
@@ -61,12 +69,14 @@ func notificationMonitor(m *monitors.Monitor, now time.Time, baseURL string) not
 // newTestNotification is what POST /api/v1/channels/{id}/test sends: a
 // test event, named after the channel.
 func newTestNotification(ch *monitors.Channel, now time.Time, baseURL string) *notifiers.Notification {
-	return &notifiers.Notification{
+	n := &notifiers.Notification{
 		Event:   notifiers.EventTest,
 		Monitor: notifiers.Monitor{ID: ch.ID, Name: ch.Name, Status: string(monitors.StatusUp)},
 		SentAt:  now,
 		BaseURL: strings.TrimRight(baseURL, "/"),
 	}
+	n.DeliveryID = n.DedupKey()
+	return n
 }
 
 func timeOrNil(t time.Time) *time.Time {

@@ -21,7 +21,7 @@ func TestNewNotification(t *testing.T) {
 	m := &monitors.Monitor{ID: "mon 1", Name: "Nightly import", Slug: "nightly-import", Tags: []string{"etl"},
 		Schedule: monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: "0 2 * * *", TZ: "Europe/Berlin"},
 		State:    monitors.State{Status: monitors.StatusUp, LastPingAt: lastPing}}
-	d := &monitors.Delivery{Event: monitors.EventResolved, Summary: "nightly-import ran again"}
+	d := &monitors.Delivery{ID: 7, IncidentID: "inc_1", Event: monitors.EventResolved, Summary: "nightly-import ran again"}
 
 	n := delivery.NewNotification(d, in, m, resolved.Add(time.Second), baseURL+"/")
 	require.NoError(t, n.Validate())
@@ -32,8 +32,9 @@ func TestNewNotification(t *testing.T) {
 		Monitor: notifiers.Monitor{ID: "mon 1", Name: "Nightly import", Slug: "nightly-import", Status: "up",
 			Tags: []string{"etl"}, URL: baseURL + "/monitors/mon%201", Schedule: "0 2 * * * (Europe/Berlin)",
 			LastPingAt: &lastPing},
-		SentAt:  resolved.Add(time.Second),
-		BaseURL: baseURL,
+		SentAt:     resolved.Add(time.Second),
+		BaseURL:    baseURL,
+		DeliveryID: "inc_1.7",
 	}, n)
 	require.Equal(t, "UP Nightly import: recovered after 12m", n.Headline())
 	require.Equal(t, "inc_1", n.DedupKey())

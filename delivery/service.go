@@ -31,6 +31,11 @@ const (
 	// attempts in flight before it cancels them (they are retried after
 	// the next start).
 	StopTimeoutDefault = 10 * time.Second
+	// cancelTimeout bounds how long Stop waits, after cancelling them, for
+	// attempts to end. An attempt that ignores its cancellation still
+	// holds its job; the job is rescued ([RescueAfter]) after the next
+	// start.
+	cancelTimeout = 5 * time.Second
 	// remindLimit bounds the incidents one reminder transaction takes.
 	remindLimit = 100
 	// fetchCooldown is the least time between two fetches of jobs.
@@ -92,6 +97,10 @@ type Config struct {
 	// attempt times, reminders); nil is time.Now. River keeps its own
 	// clock for when a job runs.
 	NowFunc func() time.Time
+
+	// rescueEvery is how often jobs left running by a process that died
+	// are looked for; 0 is rescueEveryDefault. Tests shorten it.
+	rescueEvery time.Duration
 }
 
 func (c Config) withDefaults() Config {
@@ -110,6 +119,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.StopTimeout <= 0 {
 		c.StopTimeout = StopTimeoutDefault
+	}
+	if c.rescueEvery <= 0 {
+		c.rescueEvery = rescueEveryDefault
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
@@ -138,6 +150,8 @@ type Service struct {
 	cfg    Config
 	sender *Sender
 	client riverClient
+	// exec runs River's own queries, for the rescue of jobs left running.
+	exec riverdriver.Executor
 }
 
 // NewPostgres returns a Service whose River client works on pool, the
@@ -183,14 +197,17 @@ func newService[TTx any](driver riverdriver.Driver[TTx], cfg Config) (*Service, 
 		// second, too few for a storm of incidents.
 		FetchCooldown: min(fetchCooldown, cfg.PollInterval),
 		// The attempt's own timeout ends it first; River's is a backstop.
-		JobTimeout:        cfg.Timeout + 10*time.Second,
-		FetchPollInterval: cfg.PollInterval,
-		MaxAttempts:       maxAttempts,
+		JobTimeout: jobTimeout(cfg.Timeout),
+		// River's rescuer is the second line behind rescueLoop, with the
+		// same horizon instead of its default of an hour more.
+		RescueStuckJobsAfter: RescueAfter(cfg.Timeout),
+		FetchPollInterval:    cfg.PollInterval,
+		MaxAttempts:          maxAttempts,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("new delivery service: %w", err)
 	}
-	return &Service{cfg: cfg, sender: sender, client: client}, nil
+	return &Service{cfg: cfg, sender: sender, client: client, exec: driver.GetExecutor()}, nil
 }
 
 // Sender returns the sender that makes the service's attempts, for tests
@@ -208,8 +225,10 @@ func (s *Service) Start(ctx context.Context) error {
 }
 
 // Stop stops working jobs: it waits up to the stop timeout (and no longer
-// than ctx) for attempts in flight, then cancels them; River makes a
-// cancelled job available again for the next start.
+// than ctx) for attempts in flight, then cancels them and waits a few
+// seconds more for them to end; River makes a cancelled job available
+// again. It returns within StopTimeout plus 5 s: an attempt that ignores
+// its cancellation keeps its job, which the next start rescues.
 func (s *Service) Stop(ctx context.Context) error {
 	defer s.cfg.HTTPClient.CloseIdleConnections()
 	soft, cancel := context.WithTimeout(ctx, s.cfg.StopTimeout)
@@ -218,7 +237,9 @@ func (s *Service) Stop(ctx context.Context) error {
 	if err == nil {
 		return nil
 	}
-	if herr := s.client.StopAndCancel(context.WithoutCancel(ctx)); herr != nil {
+	hard, cancelHard := context.WithTimeout(context.WithoutCancel(ctx), cancelTimeout)
+	defer cancelHard()
+	if herr := s.client.StopAndCancel(hard); herr != nil {
 		return fmt.Errorf("stop delivery: %w", errors.Join(err, herr))
 	}
 	return nil
@@ -238,6 +259,12 @@ func (s *Service) Run(ctx context.Context) {
 			log.Error("stop delivery", "err", err)
 		}
 	}()
+	rescued := make(chan struct{})
+	go func() {
+		defer close(rescued)
+		s.rescueLoop(ctx)
+	}()
+	defer func() { <-rescued }()
 	if s.cfg.ReminderInterval <= 0 {
 		<-ctx.Done()
 		return

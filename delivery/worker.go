@@ -49,5 +49,5 @@ func (w *worker) NextRetry(j *river.Job[SendArgs]) time.Time {
 // Timeout bounds a job a little beyond the attempt's own timeout, which
 // ends it first and is logged as such.
 func (w *worker) Timeout(*river.Job[SendArgs]) time.Duration {
-	return w.sender.cfg.Timeout + 10*time.Second
+	return jobTimeout(w.sender.cfg.Timeout)
 }

@@ -1,16 +1,11 @@
 package ingest_test
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"regexp"
-	"strings"
+	"net/http/httptest"
 	"sync"
 	"syscall"
 	"testing"
@@ -19,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/vigilhq/vigil/internal/testdb"
+	"github.com/vigilhq/vigil/internal/vigilproc"
 	"github.com/vigilhq/vigil/keys"
 	"github.com/vigilhq/vigil/monitors"
 	"github.com/vigilhq/vigil/monitors/storetest"
@@ -34,7 +30,7 @@ func TestCrashLosesNoAcknowledgedPing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	bin := buildVigil(t)
+	bin := vigilproc.Build(t)
 	databases := map[string]func(t *testing.T) string{
 		"sqlite":   func(t *testing.T) string { return testdb.SQLitePath(t) },
 		"postgres": func(t *testing.T) string { return testdb.PostgresURL(t) },
@@ -47,100 +43,19 @@ func TestCrashLosesNoAcknowledgedPing(t *testing.T) {
 	}
 }
 
-func buildVigil(t *testing.T) string {
-	t.Helper()
-	out, err := exec.Command("go", "env", "GOMOD").Output()
-	require.NoError(t, err)
-	root := filepath.Dir(strings.TrimSpace(string(out)))
-	bin := filepath.Join(t.TempDir(), "vigil")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/vigil")
-	cmd.Dir = root
-	b, err := cmd.CombinedOutput()
-	require.NoError(t, err, "go build: %s", b)
-	return bin
-}
-
-// vigilProc is a running "vigil serve".
-type vigilProc struct {
-	cmd  *exec.Cmd
-	addr string
-	log  *syncBuffer
-	done chan struct{} // closed when the process has exited
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) WriteString(v string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.b.WriteString(v)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-var servingRE = regexp.MustCompile(`msg="vigil serving" addr=(\S+)`)
-
-// startVigil starts the binary on dbURL, on a free port, and waits until it
-// serves.
-func startVigil(t *testing.T, bin, dbURL string) *vigilProc {
-	t.Helper()
-	cmd := exec.Command(bin, "serve", "--database", dbURL, "--listen", "127.0.0.1:0",
-		"--ping-rate-limit", "0", "--keep-pings", "10000000")
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
-	stderr, err := cmd.StderrPipe()
-	require.NoError(t, err)
-	cmd.Stdout = io.Discard
-	require.NoError(t, cmd.Start())
-	p := &vigilProc{cmd: cmd, log: &syncBuffer{}, done: make(chan struct{})}
-	addr := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			line := sc.Text()
-			p.log.WriteString(line + "\n")
-			if m := servingRE.FindStringSubmatch(line); m != nil {
-				select {
-				case addr <- m[1]:
-				default:
-				}
-			}
-		}
-		_ = cmd.Wait()
-		close(p.done)
-	}()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-p.done
-		if t.Failed() {
-			t.Logf("vigil log:\n%s", p.log.String())
-		}
-	})
-	select {
-	case p.addr = <-addr:
-	case <-p.done:
-		t.Fatalf("vigil exited before serving:\n%s", p.log.String())
-	case <-time.After(60 * time.Second):
-		t.Fatalf("vigil did not start serving:\n%s", p.log.String())
-	}
-	return p
-}
-
 type acked struct {
 	monitor int
 	rid     string
 }
 
-func crashTest(t *testing.T, bin, dbURL string) {
+// loadSetup makes a project with 16 monitors on dbURL, and channel, when
+// set, as the project's default channel (a webhook to its URL).
+func loadSetup(t *testing.T, dbURL, hookURL string) (*monitors.Project, []*monitors.Monitor) {
+	t.Helper()
 	ctx := context.Background()
 	store, err := server.OpenStore(ctx, dbURL, testdb.Logger(t))
 	require.NoError(t, err)
+	defer store.Close()
 	prj := storetest.MustProject(t, store)
 	var ms []*monitors.Monitor
 	for i := range 16 {
@@ -149,12 +64,18 @@ func crashTest(t *testing.T, bin, dbURL string) {
 			m.Overlap = monitors.OverlapIgnore
 		}))
 	}
-	require.NoError(t, store.Close())
+	if hookURL != "" {
+		_, err := store.ChannelCreate(ctx, &monitors.ChannelCreateParams{ID: storetest.RandomID("ch_"), ProjectID: prj.ID,
+			Kind: "webhook", Name: "hook", Config: []byte(`{"url": "` + hookURL + `"}`), IsDefault: true, Now: time.Now()})
+		require.NoError(t, err)
+	}
+	return prj, ms
+}
 
-	p := startVigil(t, bin, dbURL)
-
-	// Drive pings from many connections; stop each worker at its first
-	// failed request (the process is gone) or after a bound.
+// load drives pings at p from many connections until stop is closed or
+// 20 s have passed; each worker ends at its first failed request (the
+// process is gone). It returns the acknowledged pings when all have ended.
+func load(t *testing.T, p *vigilproc.Proc, ms []*monitors.Monitor, stop <-chan struct{}) func() []acked {
 	const workers = 12
 	var (
 		mu      sync.Mutex
@@ -168,9 +89,14 @@ func crashTest(t *testing.T, bin, dbURL string) {
 			client := &http.Client{Timeout: 10 * time.Second}
 			kinds := []string{"/start", "", "/log", "/fail", "/1"}
 			for n := 0; time.Since(loadStart) < 20*time.Second; n++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
 				mi := (w + n) % len(ms)
 				rid := fmt.Sprintf("w%d-%d", w, n)
-				res, err := client.Get(fmt.Sprintf("http://%s/ping/%s%s?rid=%s", p.addr, ms[mi].PingKey, kinds[n%len(kinds)], rid))
+				res, err := client.Get(fmt.Sprintf("http://%s/ping/%s%s?rid=%s", p.Addr, ms[mi].PingKey, kinds[n%len(kinds)], rid))
 				if err != nil {
 					return
 				}
@@ -186,23 +112,19 @@ func crashTest(t *testing.T, bin, dbURL string) {
 			}
 		})
 	}
-	time.Sleep(1500 * time.Millisecond) // the load runs; then the crash
-	require.NoError(t, p.cmd.Process.Signal(syscall.SIGKILL))
-	<-p.done
-	wg.Wait()
-	require.Greater(t, len(ok), 100, "the load ran before the crash")
-	t.Logf("%d pings acknowledged before SIGKILL (%d refused)", len(ok), refused)
+	return func() []acked {
+		wg.Wait()
+		t.Logf("%d pings acknowledged (%d refused)", len(ok), refused)
+		return ok
+	}
+}
 
-	// The restarted server finds every acknowledged ping, and takes more.
-	p2 := startVigil(t, bin, dbURL)
-	res, err := http.Get("http://" + p2.addr + "/ping/" + ms[0].PingKey + "?rid=after-restart")
-	require.NoError(t, err)
-	res.Body.Close()
-	require.Equal(t, http.StatusOK, res.StatusCode)
-	require.NoError(t, p2.cmd.Process.Signal(syscall.SIGTERM))
-	<-p2.done
-
-	store, err = server.OpenStore(ctx, dbURL, testdb.Logger(t))
+// requireStored checks that every acknowledged ping, and every rid of
+// also on the first monitor, is in the store of dbURL.
+func requireStored(t *testing.T, dbURL string, prj *monitors.Project, ms []*monitors.Monitor, ok []acked, also ...string) {
+	t.Helper()
+	ctx := context.Background()
+	store, err := server.OpenStore(ctx, dbURL, testdb.Logger(t))
 	require.NoError(t, err)
 	defer store.Close()
 	stored := make([]map[string]bool, len(ms))
@@ -222,7 +144,83 @@ func crashTest(t *testing.T, bin, dbURL string) {
 			lost = append(lost, a.rid)
 		}
 	}
-	require.Empty(t, lost, "acknowledged pings lost in the crash")
-	require.True(t, stored[0]["after-restart"])
-	t.Logf("%d pings stored: every acknowledged one, and %d that were in flight at the crash", total, total-len(ok)-1)
+	require.Empty(t, lost, "acknowledged pings lost")
+	for _, rid := range also {
+		require.True(t, stored[0][rid], rid)
+	}
+	t.Logf("%d pings stored: every acknowledged one, and %d that were in flight", total, total-len(ok)-len(also))
+}
+
+func crashTest(t *testing.T, bin, dbURL string) {
+	prj, ms := loadSetup(t, dbURL, "")
+	p := vigilproc.Start(t, bin, dbURL)
+	wait := load(t, p, ms, nil)
+	time.Sleep(1500 * time.Millisecond) // the load runs; then the crash
+	require.NoError(t, p.Cmd.Process.Signal(syscall.SIGKILL))
+	<-p.Done
+	ok := wait()
+	require.Greater(t, len(ok), 100, "the load ran before the crash")
+
+	// The restarted server finds every acknowledged ping, and takes more.
+	p2 := vigilproc.Start(t, bin, dbURL)
+	res, err := http.Get("http://" + p2.Addr + "/ping/" + ms[0].PingKey + "?rid=after-restart")
+	require.NoError(t, err)
+	res.Body.Close()
+	require.Equal(t, http.StatusOK, res.StatusCode)
+	require.NoError(t, p2.Cmd.Process.Signal(syscall.SIGTERM))
+	<-p2.Done
+	requireStored(t, dbURL, prj, ms, ok, "after-restart")
+}
+
+// TestSIGTERMUnderLoad stops the real binary with SIGTERM in the middle
+// of a ping load, with notifications hanging in flight at a receiver that
+// never answers: it exits within 25 s, and every ping it acknowledged is
+// stored.
+func TestSIGTERMUnderLoad(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := vigilproc.Build(t)
+	for name, newDB := range map[string]func(t *testing.T) string{
+		"sqlite":   func(t *testing.T) string { return testdb.SQLitePath(t) },
+		"postgres": func(t *testing.T) string { return testdb.PostgresURL(t) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dbURL := newDB(t)
+			inFlight := make(chan struct{}, 1000)
+			hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				_, _ = io.Copy(io.Discard, r.Body) // so that a closed connection ends r's context
+				inFlight <- struct{}{}
+				<-r.Context().Done() // never answers; Vigil gives up
+			}))
+			t.Cleanup(hook.Close)
+			prj, ms := loadSetup(t, dbURL, hook.URL)
+			p := vigilproc.Start(t, bin, dbURL, "VIGIL_ALLOW_PRIVATE_TARGETS=true")
+			stop := make(chan struct{})
+			wait := load(t, p, ms, stop)
+			select {
+			case <-inFlight: // failures opened incidents; their sends hang
+			case <-time.After(20 * time.Second):
+				t.Fatal("no notification was sent")
+			}
+			time.Sleep(time.Second)
+			sent := time.Now()
+			require.NoError(t, p.Cmd.Process.Signal(syscall.SIGTERM))
+			select {
+			case <-p.Done:
+			case <-time.After(30 * time.Second):
+				t.Fatalf("vigil did not exit within 30 s of SIGTERM")
+			}
+			took := time.Since(sent)
+			close(stop)
+			ok := wait()
+			t.Logf("exited %s after SIGTERM with %d notifications in flight", took.Round(time.Millisecond), len(inFlight)+1)
+			require.Less(t, took, 25*time.Second)
+			require.Greater(t, len(ok), 100, "the load ran before SIGTERM")
+			require.True(t, p.Cmd.ProcessState.Exited(), "exited, not killed")
+			requireStored(t, dbURL, prj, ms, ok)
+		})
+	}
 }

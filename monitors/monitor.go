@@ -172,6 +172,37 @@ func (m *Monitor) StatusAt(now time.Time) Status {
 	return st
 }
 
+// LateSQL is StatusAt's rule for late as an SQL condition on the monitors
+// table, whose next_expected_at column is State.Expected, with now the
+// placeholder of the current time. Both stores filter and count with it.
+func LateSQL(now string) string {
+	return "(status = 'up' AND next_expected_at <= " + now + ")"
+}
+
+// StatusSQL returns the SQL condition that keeps the monitors whose status
+// at now (see StatusAt) is one of statuses. arg binds a value and returns
+// its placeholder; in returns the condition that status is one of a list.
+func StatusSQL(statuses []Status, now any, arg func(any) string, in func(col string, list []string) string) string {
+	var (
+		or     []string
+		stored []string
+	)
+	for _, st := range statuses {
+		switch st {
+		case StatusLate:
+			or = append(or, LateSQL(arg(now)))
+		case StatusUp:
+			or = append(or, "(status = 'up' AND NOT coalesce("+LateSQL(arg(now))+", false))")
+		default:
+			stored = append(stored, string(st))
+		}
+	}
+	if len(stored) > 0 {
+		or = append(or, in("status", stored))
+	}
+	return "(" + strings.Join(or, " OR ") + ")"
+}
+
 var slugRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,99}$`)
 
 // Slugify turns a name into a slug: lower case, runs of other characters as "-".

@@ -77,6 +77,10 @@ type Notification struct {
 	// BaseURL is the public URL of this Vigil (VIGIL_BASE_URL), used for
 	// links when Monitor.URL is empty.
 	BaseURL string
+	// DeliveryID names this notification to this channel, the same for
+	// every attempt at it, so that a receiver can drop a duplicate (the
+	// webhook's Vigil-Delivery-Id header). It is empty when unknown.
+	DeliveryID string
 }
 
 // Incident is the part of a notification that describes the incident.

@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/vigilhq/vigil/keys"
+	"github.com/vigilhq/vigil/manage"
 	"github.com/vigilhq/vigil/monitors"
 	"github.com/vigilhq/vigil/monitors/cron"
 )
@@ -243,7 +244,7 @@ func (h *Handler) monitorCreate(c echo.Context) error {
 	f.apply(m, channels)
 	f.validate(m, now)
 	if len(f.Errors) == 0 {
-		err = h.store.MonitorInsert(ctx, m)
+		err = h.manage.MonitorCreate(ctx, m)
 		if errors.Is(err, monitors.ErrConflict) {
 			f.Errors["slug"] = fmt.Sprintf("Slug: another monitor of this project is called %q; choose another slug.", m.Slug)
 		} else if err != nil {
@@ -269,9 +270,10 @@ func (h *Handler) monitorEdit(c echo.Context) error {
 // formInvalid aborts a MonitorPatch whose form has errors.
 var errFormInvalid = errors.New("web: the form has errors")
 
-// monitorUpdate saves an edit. The fields the person changed are added to
-// the monitor's person fields, so that a source's next declaration leaves
-// them alone, as after a PATCH through the API.
+// monitorUpdate saves an edit through the service the API uses: the
+// fields the person changed become person fields, so that a source's next
+// declaration leaves them alone, and the slug of a source's monitor stays
+// the source's.
 func (h *Handler) monitorUpdate(c echo.Context) error {
 	v, m, err := h.loadMonitor(c)
 	if err != nil {
@@ -288,25 +290,22 @@ func (h *Handler) monitorUpdate(c echo.Context) error {
 		return err
 	}
 	now := h.now()
-	_, _, err = h.store.MonitorPatch(ctx, &monitors.MonitorPatchParams{ProjectID: v.Project.ID, ID: m.ID,
-		Fn: func(m *monitors.Monitor, person []string) (*monitors.Transition, []string, error) {
+	_, _, err = h.manage.MonitorChange(ctx, &manage.MonitorChange{ProjectID: v.Project.ID, ID: m.ID,
+		Apply: func(m *monitors.Monitor) ([]string, error) {
 			before := *m
 			f.apply(m, channels)
 			f.validate(m, now)
 			if len(f.Errors) > 0 {
-				return nil, nil, errFormInvalid
+				return nil, errFormInvalid
 			}
-			for _, field := range changedFields(&before, m) {
-				if !slices.Contains(person, field) {
-					person = append(person, field)
-				}
-			}
-			m.UpdatedAt = now
-			tr, err := monitors.Reconfigure(m, now)
-			return tr, person, err
+			return manage.ChangedFields(&before, m), nil
 		}})
+	var ve *monitors.ValidationError
 	switch {
 	case errors.Is(err, errFormInvalid):
+	case errors.As(err, &ve):
+		field, _ := formField(ve.Field)
+		f.Errors[field] = validationText(err)
 	case errors.Is(err, monitors.ErrConflict):
 		f.Errors["slug"] = fmt.Sprintf("Slug: another monitor of this project is called %q; choose another slug.", f.Slug)
 	case err != nil:
@@ -317,30 +316,6 @@ func (h *Handler) monitorUpdate(c echo.Context) error {
 	}
 	h.flash(c, "Saved.")
 	return redirect(c, "/monitors/"+m.ID)
-}
-
-// changedFields names, as the API does, the configuration fields that
-// differ between a and b.
-func changedFields(a, b *monitors.Monitor) []string {
-	var out []string
-	add := func(changed bool, name string) {
-		if changed {
-			out = append(out, name)
-		}
-	}
-	add(a.Name != b.Name, "name")
-	add(a.Slug != b.Slug, "slug")
-	add(!slices.Equal(a.Tags, b.Tags), "tags")
-	add(a.Schedule != b.Schedule, "schedule")
-	add(a.GraceSeconds != b.GraceSeconds, "grace_seconds")
-	add(a.MaxRuntimeSeconds != b.MaxRuntimeSeconds, "max_runtime_seconds")
-	add(a.DeadlineSeconds != b.DeadlineSeconds, "deadline_seconds")
-	add(a.AlertOnFailure != b.AlertOnFailure, "alert_on_failure")
-	add(a.FailureThreshold != b.FailureThreshold, "failure_threshold")
-	add(a.RecoveryThreshold != b.RecoveryThreshold, "recovery_threshold")
-	add(a.Overlap != b.Overlap, "overlap")
-	add(!slices.Equal(a.Channels, b.Channels), "channels")
-	return out
 }
 
 // previewData is the live reading of a schedule in the form.

@@ -1,17 +1,15 @@
 package pgstore
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/vigilhq/vigil/monitors"
+	"github.com/vigilhq/vigil/monitors/plan"
 )
 
 // interpret translates database errors at the boundary: no rows is
@@ -37,9 +35,7 @@ func interpret(err error) error {
 	return err
 }
 
-// utc returns t in UTC; the database keeps instants, and the store returns
-// them in UTC.
-func utc(t time.Time) time.Time { return t.UTC() }
+// Times are timestamptz, written in UTC and read back in UTC.
 
 func utcPtr(t *time.Time) *time.Time {
 	if t == nil {
@@ -72,75 +68,232 @@ func ceilMicro(t *time.Time) *time.Time {
 	return &u
 }
 
-// cleanText makes s storable as PostgreSQL text, which refuses NUL bytes and
-// invalid UTF-8: one odd ping body must not fail a whole batch. Both stores
-// clean alike, so they return the same text.
-func cleanText(s string) string {
-	if strings.IndexByte(s, 0) < 0 && utf8.ValidString(s) {
-		return s
-	}
-	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
-}
-
-// encodeState returns the JSON of s with every instant in UTC.
-func encodeState(s monitors.State) ([]byte, error) {
-	s.LastPingAt = s.LastPingAt.UTC()
-	s.LastSuccessAt = s.LastSuccessAt.UTC()
-	s.Expected = s.Expected.UTC()
-	s.DeadlineOcc = s.DeadlineOcc.UTC()
-	if s.Retry != nil {
-		r := *s.Retry
-		r.At, r.FailAt = r.At.UTC(), r.FailAt.UTC()
-		s.Retry = &r
-	}
-	if len(s.Runs) > 0 {
-		runs := make([]monitors.OpenRun, len(s.Runs))
-		for i, r := range s.Runs {
-			r.StartedAt = r.StartedAt.UTC()
-			runs[i] = r
-		}
-		s.Runs = runs
-	}
-	if len(s.Open) > 0 {
-		open := make(map[monitors.IncidentKind]time.Time, len(s.Open))
-		for k, v := range s.Open {
-			open[k] = v.UTC()
-		}
-		s.Open = open
-	}
-	if s.Hold != nil {
-		h := *s.Hold
-		h.OutageEnd, h.Until = h.OutageEnd.UTC(), h.Until.UTC()
-		s.Hold = &h
-	}
-	b, err := json.Marshal(s)
-	if err != nil {
-		return nil, fmt.Errorf("encode state: %w", err)
-	}
-	return b, nil
-}
-
-func decodeState(b []byte, s *monitors.State) error {
-	if err := json.Unmarshal(b, s); err != nil {
-		return fmt.Errorf("decode state: %w", err)
-	}
-	return nil
-}
-
-func encodeRetryPolicy(p *monitors.RetryPolicy) ([]byte, error) {
-	if p == nil {
-		return nil, nil
-	}
-	b, err := json.Marshal(p)
-	if err != nil {
-		return nil, fmt.Errorf("encode retry policy: %w", err)
-	}
-	return b, nil
-}
-
 func nonNil(s []string) []string {
 	if s == nil {
 		return []string{}
 	}
 	return s
+}
+
+// limitArg returns a LIMIT argument: NULL, no limit, for n <= 0.
+func limitArg(n int) *int64 {
+	if n <= 0 {
+		return nil
+	}
+	v := int64(n)
+	return &v
+}
+
+func intPtr(p *int32) *int {
+	if p == nil {
+		return nil
+	}
+	v := int(*p)
+	return &v
+}
+
+func configArg(raw []byte) string {
+	if len(raw) == 0 {
+		return "{}"
+	}
+	return string(raw)
+}
+
+// monitorArgs returns the arguments of qMonitorInsert and qMonitorUpdate.
+// NextDeadlineAt is derived from the state here, so the stored deadline
+// never disagrees with it.
+func monitorArgs(m *monitors.Monitor) ([]any, error) {
+	m.NextDeadlineAt = m.NextDeadline()
+	state, err := plan.EncodeState(m.State)
+	if err != nil {
+		return nil, err
+	}
+	retry, err := plan.EncodeRetryPolicy(m.RetryPolicy)
+	if err != nil {
+		return nil, err
+	}
+	return []any{
+		m.ID, m.ProjectID, m.Name, m.Slug, nonNil(m.Tags), string(m.Schedule.Kind), m.Schedule.Expr,
+		m.Schedule.TZ, m.Schedule.EverySeconds, m.GraceSeconds, m.MaxRuntimeSeconds, m.DeadlineSeconds,
+		string(m.AlertOnFailure), m.FailureThreshold, m.RecoveryThreshold, string(m.Overlap),
+		nonNil(m.Channels), m.Paused, m.Source, m.Discovered, retry, m.PingKey,
+		m.CreatedAt.UTC(), m.UpdatedAt.UTC(), string(m.State.Status), state, timeOrNil(m.State.LastPingAt),
+		timeOrNil(m.State.Expected), ceilMicro(m.NextDeadlineAt), string(m.Schedule.Dialect),
+	}, nil
+}
+
+// scanMonitor reads a row of monitorCols, then extra columns.
+func scanMonitor(r pgx.Row, extra ...any) (*monitors.Monitor, error) {
+	var (
+		m            monitors.Monitor
+		retry, state []byte
+	)
+	err := r.Scan(append([]any{&m.ID, &m.ProjectID, &m.Name, &m.Slug, &m.Tags, &m.Schedule.Kind, &m.Schedule.Expr,
+		&m.Schedule.TZ, &m.Schedule.EverySeconds, &m.GraceSeconds, &m.MaxRuntimeSeconds, &m.DeadlineSeconds,
+		&m.AlertOnFailure, &m.FailureThreshold, &m.RecoveryThreshold, &m.Overlap, &m.Channels, &m.Paused,
+		&m.Source, &m.Discovered, &retry, &m.PingKey, &m.CreatedAt, &m.UpdatedAt, &state, &m.NextDeadlineAt, &m.Schedule.Dialect}, extra...)...)
+	if err != nil {
+		return nil, interpret(err)
+	}
+	m.CreatedAt, m.UpdatedAt, m.NextDeadlineAt = m.CreatedAt.UTC(), m.UpdatedAt.UTC(), utcPtr(m.NextDeadlineAt)
+	return &m, plan.DecodeMonitorJSON(&m, state, retry)
+}
+
+func scanMonitor1(r pgx.Row) (*monitors.Monitor, error)                  { return scanMonitor(r) }
+func scanMonitorRow(r pgx.CollectableRow) (*monitors.Monitor, error)     { return scanMonitor(r) }
+func scanEventRow(r pgx.CollectableRow) (*monitors.IncidentEvent, error) { return scanEvent(r) }
+func scanString(r pgx.Row) (s string, err error)                         { return s, interpret(r.Scan(&s)) }
+
+func scanProject(r pgx.Row) (*monitors.Project, error) {
+	var pr monitors.Project
+	if err := r.Scan(&pr.ID, &pr.Name, &pr.PingKey, &pr.CreatedAt); err != nil {
+		return nil, interpret(err)
+	}
+	pr.CreatedAt = pr.CreatedAt.UTC()
+	return &pr, nil
+}
+
+func scanAPIKey(r pgx.Row) (*monitors.APIKey, error) {
+	var k monitors.APIKey
+	err := r.Scan(&k.ID, &k.ProjectID, &k.Name, &k.Prefix, &k.Hash, &k.ReadOnly, &k.CreatedAt, &k.LastUsedAt, &k.RevokedAt)
+	if err != nil {
+		return nil, interpret(err)
+	}
+	k.CreatedAt, k.LastUsedAt, k.RevokedAt = k.CreatedAt.UTC(), utcPtr(k.LastUsedAt), utcPtr(k.RevokedAt)
+	return &k, nil
+}
+
+func scanPing(r pgx.Row) (*monitors.Ping, error) {
+	var (
+		pg       monitors.Ping
+		attempt  int32
+		exitCode *int32
+	)
+	err := r.Scan(&pg.ID, &pg.MonitorID, &pg.Kind, &pg.At, &pg.RID, &attempt, &pg.RetryAt, &exitCode, &pg.DurationMS,
+		&pg.Body, &pg.BodyTruncated, &pg.RemoteAddr, &pg.UserAgent)
+	if err != nil {
+		return nil, interpret(err)
+	}
+	pg.Attempt, pg.ExitCode, pg.At, pg.RetryAt = int(attempt), intPtr(exitCode), pg.At.UTC(), utcPtr(pg.RetryAt)
+	return &pg, nil
+}
+
+func scanRun(r pgx.Row) (*monitors.Run, error) {
+	var (
+		run      monitors.Run
+		attempt  int32
+		exitCode *int32
+	)
+	err := r.Scan(&run.MonitorID, &run.Seq, &run.RID, &run.StartedAt, &run.FinishedAt, &run.Outcome, &run.DurationMS,
+		&attempt, &exitCode, &run.WillRetry, &run.Stuck)
+	if err != nil {
+		return nil, interpret(err)
+	}
+	run.Attempt, run.ExitCode = int(attempt), intPtr(exitCode)
+	run.StartedAt, run.FinishedAt = utcPtr(run.StartedAt), utcPtr(run.FinishedAt)
+	return &run, nil
+}
+
+func scanIncident(r pgx.Row) (*monitors.Incident, error) {
+	var in monitors.Incident
+	err := r.Scan(&in.ID, &in.ProjectID, &in.MonitorID, &in.Kind, &in.OpenedAt, &in.ResolvedAt, &in.Summary,
+		&in.ResolveSummary, &in.RunSeq, &in.PingID)
+	if err != nil {
+		return nil, interpret(err)
+	}
+	in.OpenedAt, in.ResolvedAt = in.OpenedAt.UTC(), utcPtr(in.ResolvedAt)
+	return &in, nil
+}
+
+// scanEvent reads the columns of eventReturning.
+func scanEvent(r pgx.Row) (*monitors.IncidentEvent, error) {
+	var e monitors.IncidentEvent
+	if err := r.Scan(&e.ID, &e.IncidentID, &e.MonitorID, &e.ProjectID, &e.Kind, &e.At, &e.Summary); err != nil {
+		return nil, interpret(err)
+	}
+	e.At = e.At.UTC()
+	return &e, nil
+}
+
+func scanOutage(r pgx.Row) (*monitors.Outage, error) {
+	var o monitors.Outage
+	if err := r.Scan(&o.ID, &o.StartedAt, &o.EndedAt, &o.MonitorsPostponed, &o.SettledAt); err != nil {
+		return nil, interpret(err)
+	}
+	o.StartedAt, o.EndedAt, o.SettledAt = o.StartedAt.UTC(), o.EndedAt.UTC(), utcPtr(o.SettledAt)
+	return &o, nil
+}
+
+func scanChannel(r pgx.Row) (*monitors.Channel, error) {
+	var (
+		c      monitors.Channel
+		config []byte
+	)
+	if err := r.Scan(&c.ID, &c.ProjectID, &c.Kind, &c.Name, &config, &c.IsDefault, &c.CreatedAt, &c.UpdatedAt); err != nil {
+		return nil, interpret(err)
+	}
+	c.Config, c.CreatedAt, c.UpdatedAt = config, c.CreatedAt.UTC(), c.UpdatedAt.UTC()
+	return &c, nil
+}
+
+func scanDelivery(r pgx.Row, extra ...any) (*monitors.Delivery, error) {
+	var d monitors.Delivery
+	err := r.Scan(append([]any{&d.ID, &d.ProjectID, &d.IncidentID, &d.MonitorID, &d.ChannelID, &d.EventID, &d.Event,
+		&d.State, &d.Attempts, &d.CreatedAt, &d.NextAttemptAt, &d.FinishedAt}, extra...)...)
+	if err != nil {
+		return nil, interpret(err)
+	}
+	d.CreatedAt, d.NextAttemptAt, d.FinishedAt = d.CreatedAt.UTC(), utcPtr(d.NextAttemptAt), utcPtr(d.FinishedAt)
+	return &d, nil
+}
+
+// scanDeliveryFull scans qDeliveryGet and qDeliveryList.
+func scanDeliveryFull(r pgx.Row) (*monitors.Delivery, error) {
+	var (
+		at      time.Time
+		summary string
+		waits   int64
+		waitsAt *time.Time
+	)
+	d, err := scanDelivery(r, &at, &summary, &waits, &waitsAt)
+	if err != nil {
+		return nil, err
+	}
+	d.EventAt, d.Summary, d.WaitsFor, d.WaitsForNextAttemptAt = at.UTC(), summary, waits, utcPtr(waitsAt)
+	return d, nil
+}
+
+func scanAttempt(r pgx.Row) (*monitors.DeliveryAttempt, error) {
+	var (
+		a      monitors.DeliveryAttempt
+		status *int32
+	)
+	err := r.Scan(&a.ID, &a.DeliveryID, &a.ProjectID, &a.IncidentID, &a.ChannelID, &a.Event, &a.Attempt,
+		&a.StartedAt, &a.FinishedAt, &a.Outcome, &status, &a.Error, &a.NextAttemptAt)
+	if err != nil {
+		return nil, interpret(err)
+	}
+	a.StartedAt, a.FinishedAt, a.NextAttemptAt = a.StartedAt.UTC(), a.FinishedAt.UTC(), utcPtr(a.NextAttemptAt)
+	if status != nil {
+		a.StatusCode = int(*status)
+	}
+	return &a, nil
+}
+
+func scanUser(r pgx.Row) (*monitors.User, error) {
+	var u monitors.User
+	if err := r.Scan(&u.ID, &u.Email, &u.PasswordHash, &u.CreatedAt); err != nil {
+		return nil, interpret(err)
+	}
+	u.CreatedAt = u.CreatedAt.UTC()
+	return &u, nil
+}
+
+func scanSession(r pgx.Row) (*monitors.Session, error) {
+	var se monitors.Session
+	if err := r.Scan(&se.ID, &se.UserID, &se.TokenHash, &se.CSRFToken, &se.CreatedAt, &se.ExpiresAt); err != nil {
+		return nil, interpret(err)
+	}
+	se.CreatedAt, se.ExpiresAt = se.CreatedAt.UTC(), se.ExpiresAt.UTC()
+	return &se, nil
 }

@@ -25,12 +25,15 @@
 //
 // # The hot path
 //
-// PingRecordBatch costs four round trips whatever the batch's size: one
-// pipelined batch that resolves project ping keys, locks the monitors and
-// reserves ping IDs; the creations, if any; one pipelined batch that writes
-// the pings (one INSERT from unnest of arrays), the monitors' states (one
+// The transaction scripts (package monitors/plan) decide; this store runs
+// their statements. PingRecordBatch costs three round trips whatever the
+// batch's size: one pipelined batch that resolves project ping keys, locks
+// the monitors and reserves ping IDs; one pipelined batch that writes the
+// pings (one INSERT from unnest of arrays), the monitors' states (one
 // UPDATE ... FROM unnest), the runs (one upsert) and the incident changes;
-// and the commit. Statements are prepared and cached by pgx.
+// and the commit. A batch that records incident events takes two more, to
+// read what routing needs and insert the deliveries; a batch that creates
+// monitors one per creation. Statements are prepared and cached by pgx.
 //
 // # Time
 //

@@ -3,6 +3,12 @@ package pgstore
 // The store's SQL. sqlitestore has a query of the same name for each, so the
 // two can be read side by side.
 
+import "github.com/vigilhq/vigil/monitors"
+
+// qMonitorCountByStatus derives late as MonitorList does.
+var qMonitorCountByStatus = `SELECT CASE WHEN ` + monitors.LateSQL("$1") + ` THEN 'late' ELSE status END,
+	count(*) FROM monitors GROUP BY 1`
+
 const (
 	qProjectCreate       = `INSERT INTO projects (id, name, ping_key, created_at) VALUES ($1, $2, $3, $4)`
 	qProjectGet          = `SELECT id, name, ping_key, created_at FROM projects WHERE id = $1`
@@ -149,4 +155,170 @@ const (
 
 	qIncidentEventList = `SELECT id, incident_id, monitor_id, project_id, kind, at, summary FROM incident_events
 		WHERE project_id = $1 AND ($2 = '' OR incident_id = $2) ORDER BY id LIMIT $3`
+
+	// eventReturning, appended to a statement that inserts incident events,
+	// returns them.
+	eventReturning = ` RETURNING id, incident_id, monitor_id, project_id, kind, at, summary`
+
+	deliveryCols = `id, project_id, incident_id, monitor_id, channel_id, event_id, event, state, attempts,
+		created_at, next_attempt_at, finished_at`
+	// qDeliveryMonitors and qDeliveryChannels read what routing needs
+	// (see plan.Route); qDeliveryPending the channels reminders skip.
+	qDeliveryMonitors = `SELECT id, project_id, channels FROM monitors WHERE id = ANY($1::text[])`
+	qDeliveryChannels = `SELECT project_id, id, is_default FROM channels
+		WHERE project_id IN (SELECT project_id FROM monitors WHERE id = ANY($1::text[])) ORDER BY id`
+	qDeliveryPending = `SELECT incident_id, channel_id FROM deliveries
+		WHERE incident_id = ANY($1::text[]) AND state = 'pending'`
+	// qDeliveryInsert inserts routed deliveries, in order, to the channels
+	// that still exist.
+	qDeliveryInsert = `INSERT INTO deliveries (project_id, incident_id, event_id, event, monitor_id, channel_id,
+			state, attempts, created_at, next_attempt_at)
+		SELECT u.project_id, u.incident_id, u.event_id, u.event, u.monitor_id, u.channel_id, 'pending', 0, u.at, u.at
+		FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::timestamptz[])
+			WITH ORDINALITY AS u(project_id, incident_id, event_id, event, monitor_id, channel_id, at, n)
+		JOIN channels c ON c.id = u.channel_id AND c.project_id = u.project_id
+		ORDER BY u.n
+		RETURNING ` + deliveryCols
+	// qDeliveryGet also finds the earliest earlier delivery of the same
+	// incident to the same channel that is still pending.
+	qDeliveryGet = `SELECT d.id, d.project_id, d.incident_id, d.monitor_id, d.channel_id, d.event_id, d.event,
+			d.state, d.attempts, d.created_at, d.next_attempt_at, d.finished_at, e.at, e.summary,
+			coalesce(w.id, 0), w.next_attempt_at
+		FROM deliveries d
+		JOIN incident_events e ON e.id = d.event_id
+		LEFT JOIN LATERAL (SELECT p.id, p.next_attempt_at FROM deliveries p
+			WHERE p.incident_id = d.incident_id AND p.channel_id = d.channel_id AND p.event_id < d.event_id
+				AND p.state = 'pending'
+			ORDER BY p.event_id LIMIT 1) w ON true
+		WHERE d.project_id = $1 AND d.id = $2`
+	qDeliveryLock   = `SELECT ` + deliveryCols + ` FROM deliveries WHERE project_id = $1 AND id = $2 FOR UPDATE`
+	qDeliveryUpdate = `UPDATE deliveries SET state = $2, attempts = $3, next_attempt_at = $4, finished_at = $5
+		WHERE id = $1`
+	attemptCols = `id, delivery_id, project_id, incident_id, channel_id, event, attempt, started_at,
+		finished_at, outcome, status_code, error, next_attempt_at`
+	qAttemptInsert = `INSERT INTO delivery_attempts (delivery_id, project_id, incident_id, channel_id, event,
+			attempt, started_at, finished_at, outcome, status_code, error, next_attempt_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+		RETURNING ` + attemptCols
+	qDeliveryList = `SELECT d.id, d.project_id, d.incident_id, d.monitor_id, d.channel_id, d.event_id, d.event,
+			d.state, d.attempts, d.created_at, d.next_attempt_at, d.finished_at, e.at, e.summary, 0, NULL::timestamptz
+		FROM deliveries d JOIN incident_events e ON e.id = d.event_id
+		WHERE d.project_id = $1 AND d.incident_id = ANY($2::text[])
+		ORDER BY d.incident_id, d.event_id, d.channel_id`
+	qAttemptList = `SELECT ` + attemptCols + ` FROM delivery_attempts
+		WHERE project_id = $1 AND incident_id = ANY($2::text[]) ORDER BY delivery_id, attempt`
+	// qIncidentRemind stamps the open incidents due for a reminder and
+	// records a reminder event for each. The stamp is a condition of the
+	// UPDATE, which PostgreSQL checks again on a row another transaction
+	// changed meanwhile: replicas that remind at once remind each incident
+	// once.
+	qIncidentRemind = `WITH due AS (
+			UPDATE incidents SET reminded_at = $1
+			WHERE id IN (SELECT id FROM incidents
+				WHERE resolved_at IS NULL AND coalesce(reminded_at, opened_at) <= $2
+				ORDER BY opened_at, id LIMIT $3 FOR UPDATE SKIP LOCKED)
+			AND resolved_at IS NULL AND coalesce(reminded_at, opened_at) <= $2
+			RETURNING id, project_id, monitor_id, summary)
+		INSERT INTO incident_events (incident_id, monitor_id, project_id, kind, at, summary)
+		SELECT id, monitor_id, project_id, 'incident.reminder', $1, summary FROM due ORDER BY id` + eventReturning
+
+	// qHeartbeatLock locks the one heartbeat row: evaluators on every
+	// replica take turns, so a gap is seen, and recorded, by one of them.
+	qHeartbeatLock  = `SELECT last_pass_at FROM evaluator_heartbeat WHERE id = 1 FOR UPDATE`
+	qHeartbeatStamp = `UPDATE evaluator_heartbeat SET last_pass_at = $1 WHERE id = 1`
+
+	outageCols       = `id, started_at, ended_at, monitors_postponed, settled_at`
+	qOutageUnsettled = `SELECT ` + outageCols + ` FROM outages WHERE settled_at IS NULL ORDER BY id LIMIT 1`
+	qOutageInsert    = `INSERT INTO outages (started_at, ended_at) VALUES ($1, $2) RETURNING ` + outageCols
+	qOutageExtend    = `UPDATE outages SET ended_at = $2 WHERE id = $1 RETURNING ` + outageCols
+	// qOutageSettle settles an outage once no unpaused monitor is due at or
+	// before its end (monitors_due_idx answers). A monitor another
+	// evaluator is still evaluating keeps its old deadline until that
+	// evaluator commits, so it keeps the outage open.
+	qOutageSettle = `UPDATE outages SET settled_at = $2 WHERE id = $1 AND NOT EXISTS (
+			SELECT 1 FROM monitors WHERE NOT paused AND next_deadline <= outages.ended_at)
+		RETURNING ` + outageCols
+	// qOutagePostponed counts monitors an outage postponed, in the claim's
+	// transaction. An outage is named by its start, which extending it
+	// does not change.
+	qOutagePostponed = `UPDATE outages SET monitors_postponed = monitors_postponed + $2 WHERE started_at = $1`
+	// qIncidentOpenMany opens the incidents of a claim, with their opened
+	// events, as qIncidentOpen does one by one. They are opened by time,
+	// so no ping caused them (ping_id 0).
+	qIncidentOpenMany = `WITH ins AS (
+			INSERT INTO incidents (id, project_id, monitor_id, kind, opened_at, summary, run_seq)
+			SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::bigint[])
+			ON CONFLICT (monitor_id, kind) WHERE resolved_at IS NULL DO NOTHING
+			RETURNING id, project_id, monitor_id, opened_at, summary)
+		INSERT INTO incident_events (incident_id, monitor_id, project_id, kind, at, summary)
+		SELECT id, monitor_id, project_id, 'incident.opened', opened_at, summary FROM ins
+		ON CONFLICT DO NOTHING`
+	// qClaimPlan leaves the claim of due monitors one plan, the ordered
+	// walk of monitors_due_idx, for the rest of its transaction; see
+	// claimDue.
+	qClaimPlan  = `SELECT set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true)`
+	qOutageList = `SELECT ` + outageCols + ` FROM outages WHERE ($1::bigint = 0 OR id < $1::bigint)
+		ORDER BY id DESC LIMIT $2`
+
+	channelCols    = `id, project_id, kind, name, config, is_default, created_at, updated_at`
+	qChannelCreate = `INSERT INTO channels (` + channelCols + `) VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8)`
+	qChannelGet    = `SELECT ` + channelCols + ` FROM channels WHERE project_id = $1 AND id = $2`
+	qChannelList   = `SELECT ` + channelCols + ` FROM channels WHERE project_id = $1 ORDER BY name, id
+		LIMIT $2 OFFSET $3`
+	qChannelGetForUpdate = qChannelGet + ` FOR UPDATE`
+	qChannelUpdate       = `UPDATE channels SET name = $3, config = $4::jsonb, is_default = $5, updated_at = $6
+		WHERE project_id = $1 AND id = $2`
+	// qChannelUsers lists the monitors that name a channel; the channel row
+	// is locked first, so a delete and a check see the same monitors.
+	qChannelUsers  = `SELECT slug FROM monitors WHERE project_id = $1 AND channels @> ARRAY[$2::text] ORDER BY slug`
+	qChannelDelete = `DELETE FROM channels WHERE project_id = $1 AND id = $2`
+
+	qMonitorPersonFieldsGet = `SELECT person_fields FROM monitors WHERE project_id = $1 AND id = $2`
+	qMonitorPersonFieldsSet = `UPDATE monitors SET person_fields = $3 WHERE project_id = $1 AND id = $2`
+	qMonitorPersonFields    = `SELECT id, person_fields FROM monitors
+		WHERE project_id = $1 AND id = ANY($2::text[]) AND cardinality(person_fields) > 0`
+	// qSourceLock serializes the declarations of one source in one
+	// project, across replicas, until the transaction ends.
+	qSourceLock = `SELECT pg_advisory_xact_lock($1)`
+	// qMonitorSyncLock loads and locks the monitors a declaration may
+	// touch, in ID order like every other multi-row lock of the store.
+	qMonitorSyncLock = `SELECT ` + monitorCols + `, person_fields FROM monitors
+		WHERE project_id = $1 AND (source = $2 OR slug = ANY($3::text[])) ORDER BY id FOR UPDATE`
+
+	qIncidentCountByKind = `SELECT kind, count(*), count(*) FILTER (WHERE resolved_at IS NULL) FROM incidents
+		GROUP BY kind ORDER BY kind`
+
+	qProjectBadgeKey = `SELECT coalesce(badge_key, '') FROM projects WHERE id = $1`
+	// qProjectBadgeKeySet keeps a key another replica set first.
+	qProjectBadgeKeySet = `UPDATE projects SET badge_key = coalesce(badge_key, $2) WHERE id = $1 RETURNING badge_key`
+
+	userCols          = `id, email, password_hash, created_at`
+	qUserInsert       = `INSERT INTO users (id, email, password_hash, created_at) VALUES ($1, $2, $3, $4)`
+	qUserCount        = `SELECT count(*) FROM users`
+	qUserGet          = `SELECT ` + userCols + ` FROM users WHERE id = $1`
+	qUserGetByEmail   = `SELECT ` + userCols + ` FROM users WHERE email = $1`
+	qUserLockFirst    = `LOCK TABLE users IN SHARE ROW EXCLUSIVE MODE`
+	qUserExists       = `SELECT EXISTS (SELECT 1 FROM users)`
+	qProjectMemberAdd = `INSERT INTO project_members (project_id, user_id, created_at) VALUES ($1, $2, $3)
+		ON CONFLICT (project_id, user_id) DO NOTHING`
+	qProjectListByUser = `SELECT p.id, p.name, p.ping_key, p.created_at FROM projects p
+		JOIN project_members pm ON pm.project_id = p.id WHERE pm.user_id = $1 ORDER BY p.created_at, p.id`
+	qProjectRename = `UPDATE projects SET name = $2 WHERE id = $1 RETURNING id, name, ping_key, created_at`
+
+	sessionCols    = `id, user_id, token_hash, csrf_token, created_at, expires_at`
+	qSessionInsert = `INSERT INTO sessions (id, user_id, token_hash, csrf_token, created_at, expires_at)
+		VALUES ($1, $2, $3, $4, $5, $6)`
+	qSessionGet           = `SELECT ` + sessionCols + ` FROM sessions WHERE token_hash = $1 AND expires_at > $2`
+	qSessionExtend        = `UPDATE sessions SET expires_at = $2 WHERE id = $1`
+	qSessionDelete        = `DELETE FROM sessions WHERE token_hash = $1`
+	qSessionDeleteExpired = `DELETE FROM sessions WHERE expires_at <= $1`
+
+	// qRunListRecent takes the newest runs of each monitor through the
+	// runs primary key, one index range per monitor.
+	qRunListRecent = `SELECT r.monitor_id, r.seq, r.rid, r.started_at, r.finished_at, r.outcome, r.duration_ms,
+			r.attempt, r.exit_code, r.will_retry, r.stuck
+		FROM monitors m CROSS JOIN LATERAL (
+			SELECT * FROM runs WHERE runs.monitor_id = m.id ORDER BY seq DESC LIMIT $3) r
+		WHERE m.project_id = $1 AND m.id = ANY($2::text[])
+		ORDER BY r.monitor_id, r.seq DESC`
 )

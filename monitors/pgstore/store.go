@@ -12,6 +12,7 @@ import (
 
 	"github.com/vigilhq/vigil/migrations"
 	"github.com/vigilhq/vigil/monitors"
+	"github.com/vigilhq/vigil/monitors/plan"
 )
 
 // Options configure a Store.
@@ -34,6 +35,9 @@ type Options struct {
 
 // Store is a [monitors.Store] on PostgreSQL.
 type Store struct {
+	// Scripts are the transaction scripts, run on this store.
+	plan.Scripts
+
 	pool      *pgxpool.Pool
 	ownPool   bool
 	log       *slog.Logger
@@ -80,7 +84,9 @@ func New(pool *pgxpool.Pool, opts Options) *Store {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Store{pool: pool, log: log, enqueue: opts.EnqueueDeliveries}
+	s := &Store{pool: pool, log: log, enqueue: opts.EnqueueDeliveries}
+	s.Scripts = plan.Scripts{Driver: s, Log: log}
+	return s
 }
 
 // Migrate applies pending migrations to the database of pool. Replicas that
@@ -113,18 +119,11 @@ func (s *Store) Close() error {
 	return nil
 }
 
-// inTx runs fn in a transaction, committing when it returns nil.
-func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
-	tx, err := s.pool.Begin(ctx)
-	if err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
-	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // a no-op after Commit
-	if err := fn(tx); err != nil {
-		return err
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("commit: %w", interpret(err))
-	}
-	return nil
-}
+// EnqueueFunc adds the jobs that send deliveries. The store calls it in the
+// transaction that records incident events, with the deliveries that
+// transaction just created, so that an event, its deliveries and their jobs
+// are committed together or not at all. An error aborts the transaction.
+type EnqueueFunc func(ctx context.Context, tx pgx.Tx, ds []*monitors.Delivery) error
+
+// Pool returns the store's connection pool, for River's client to share.
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }

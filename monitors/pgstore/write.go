@@ -5,197 +5,121 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/vigilhq/vigil/monitors"
+	"github.com/vigilhq/vigil/monitors/plan"
 )
 
-// change is one transition of a monitor, with the ping that caused it (0
-// when time or a person did).
-type change struct {
-	m      *monitors.Monitor
-	tr     *monitors.Transition
-	pingID int64
-}
-
-// writeSet is everything one transaction writes: the final state of each
-// monitor it changed, the pings it received, and the transitions that led
-// there, in the order they happened.
-type writeSet struct {
-	monitors []*monitors.Monitor // each once
-	// fullRow writes the monitors' whole rows (a person changed their
-	// configuration); otherwise only their state.
-	fullRow bool
-	pings   []*monitors.Ping // IDs already reserved
-	changes []change
-}
-
-// write writes w in tx, all statements in one pipelined round trip. It is the
-// only writer of monitor state, runs, incidents and incident events; every
-// path that changes a monitor (PingRecordBatch, MonitorEvaluateDue,
-// MonitorModify) goes through it. The incident events it inserts get their
-// deliveries, and the jobs that send them, in the same transaction (one more
-// round trip, only when there are events).
-func (s *Store) write(ctx context.Context, tx pgx.Tx, w *writeSet) error {
+// Write writes w in one pipelined round trip: the pings (one INSERT from
+// unnest of arrays), the monitors' states (one UPDATE ... FROM unnest) or
+// whole rows, the runs (one upsert), the incident changes in order, and the
+// incidents opened by time (one statement). It returns the incident events
+// the statements inserted.
+func (t txn) Write(ctx context.Context, w *plan.WriteSet) ([]*monitors.IncidentEvent, error) {
 	b := &pgx.Batch{}
-	var checks []func(n int64) error
-
-	if len(w.pings) > 0 {
-		queuePings(b, w.pings)
-		checks = append(checks, nil)
+	var events []*monitors.IncidentEvent
+	returnEvents := func(ic *plan.IncidentWrite) func(pgx.Rows) error {
+		return func(rows pgx.Rows) error {
+			evs, err := pgx.CollectRows(rows, scanEventRow)
+			if err == nil && len(evs) == 0 && ic != nil && ic.Change.Op == monitors.IncidentOpen {
+				// The database already has an open incident of this kind:
+				// keep it, and its single opened event.
+				t.s.log.WarnContext(ctx, "incident already open; kept the open one", "monitor_id", ic.MonitorID, "kind", ic.Change.Kind)
+			}
+			events = append(events, evs...)
+			return err
+		}
 	}
+	if len(w.Pings) > 0 {
+		queuePings(b, w.Pings)
+	}
+	if err := queueMonitors(b, w); err != nil {
+		return nil, err
+	}
+	if len(w.Runs) > 0 {
+		queueRuns(b, w.Runs)
+	}
+	for i := range w.Incidents {
+		ic := &w.Incidents[i]
+		at, c := ic.Change.At.UTC(), ic.Change
+		switch c.Op {
+		case monitors.IncidentOpen:
+			b.Queue(qIncidentOpen+eventReturning, ic.ID, ic.ProjectID, ic.MonitorID, string(c.Kind), at, c.Summary,
+				c.RunSeq, ic.PingID()).Query(returnEvents(ic))
+		case monitors.IncidentUpdate:
+			b.Queue(qIncidentUpdate+eventReturning, ic.MonitorID, string(c.Kind), at, c.Summary).Query(returnEvents(nil))
+		case monitors.IncidentResolve:
+			b.Queue(qIncidentResolve+eventReturning, ic.MonitorID, string(c.Kind), at, c.Summary).Query(returnEvents(nil))
+		}
+	}
+	if n := len(w.Opens); n > 0 {
+		// A burst of due monitors costs one statement per claim rather than
+		// one per incident.
+		ids, projects, mids, kinds, summaries := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		ats, runSeqs := make([]time.Time, n), make([]int64, n)
+		for i, ic := range w.Opens {
+			ids[i], projects[i], mids[i], kinds[i], summaries[i] = ic.ID, ic.ProjectID, ic.MonitorID, string(ic.Change.Kind), ic.Change.Summary
+			ats[i], runSeqs[i] = ic.Change.At.UTC(), ic.Change.RunSeq
+		}
+		b.Queue(qIncidentOpenMany+eventReturning, ids, projects, mids, kinds, ats, summaries, runSeqs).Query(func(rows pgx.Rows) error {
+			evs, err := pgx.CollectRows(rows, scanEventRow)
+			if err == nil && len(evs) != n {
+				t.s.log.WarnContext(ctx, "incidents already open; kept the open ones", "opened", len(evs), "asked", n)
+			}
+			events = append(events, evs...)
+			return err
+		})
+	}
+	if b.Len() == 0 {
+		return nil, nil
+	}
+	if err := t.tx.SendBatch(ctx, b).Close(); err != nil {
+		return nil, interpret(err)
+	}
+	return events, nil
+}
 
-	if w.fullRow {
-		for _, m := range w.monitors {
+// queueMonitors queues the write of w's monitors, each checked to exist.
+func queueMonitors(b *pgx.Batch, w *plan.WriteSet) error {
+	if w.FullRow {
+		for _, m := range w.Monitors {
 			args, err := monitorArgs(m)
 			if err != nil {
 				return err
 			}
-			b.Queue(qMonitorUpdate, args...)
 			id := m.ID
-			checks = append(checks, func(n int64) error {
-				if n != 1 {
+			b.Queue(qMonitorUpdate, args...).Exec(func(tag pgconn.CommandTag) error {
+				if tag.RowsAffected() != 1 {
 					return fmt.Errorf("update monitor %s: %w", id, monitors.ErrNotFound)
 				}
 				return nil
 			})
 		}
-	} else if len(w.monitors) > 0 {
-		n := len(w.monitors)
-		ids, statuses := make([]string, n), make([]string, n)
-		states := make([]string, n)
-		lastPing, expected, deadline := make([]*time.Time, n), make([]*time.Time, n), make([]*time.Time, n)
-		for i, m := range w.monitors {
-			m.NextDeadlineAt = m.NextDeadline()
-			st, err := encodeState(m.State)
-			if err != nil {
-				return fmt.Errorf("monitor %s: %w", m.ID, err)
-			}
-			ids[i], statuses[i], states[i] = m.ID, string(m.State.Status), string(st)
-			lastPing[i], expected[i], deadline[i] = timeOrNil(m.State.LastPingAt), timeOrNil(m.State.Expected), ceilMicro(m.NextDeadlineAt)
-		}
-		b.Queue(qMonitorUpdateState, ids, statuses, states, lastPing, expected, deadline)
-		checks = append(checks, func(got int64) error {
-			if got != int64(n) {
-				return fmt.Errorf("update state of %d monitors: %d found: %w", n, got, monitors.ErrNotFound)
-			}
-			return nil
-		})
-	}
-
-	// returnsEvents marks the statements that return the incident events
-	// they insert, whose deliveries are created in this transaction too.
-	returnsEvents := map[int]bool{}
-
-	if runs := collectRuns(w.changes); len(runs) > 0 {
-		queueRuns(b, runs)
-		checks = append(checks, nil)
-	}
-
-	for _, c := range w.changes {
-		for _, ic := range c.tr.Incidents {
-			at := ic.At.UTC()
-			switch ic.Op {
-			case monitors.IncidentOpen:
-				id, err := uuid.NewV7()
-				if err != nil {
-					return fmt.Errorf("new incident id: %w", err)
-				}
-				b.Queue(qIncidentOpen+eventReturning, id.String(), c.m.ProjectID, c.m.ID, string(ic.Kind), at, ic.Summary, ic.RunSeq, c.pingID)
-				mid, kind := c.m.ID, ic.Kind
-				returnsEvents[len(checks)] = true
-				checks = append(checks, func(n int64) error {
-					if n == 0 {
-						// The database already has an open incident of this
-						// kind: keep it, and its single opened event.
-						s.log.WarnContext(ctx, "incident already open; kept the open one", "monitor_id", mid, "kind", kind)
-					}
-					return nil
-				})
-			case monitors.IncidentUpdate:
-				b.Queue(qIncidentUpdate+eventReturning, c.m.ID, string(ic.Kind), at, ic.Summary)
-				returnsEvents[len(checks)] = true
-				checks = append(checks, nil)
-			case monitors.IncidentResolve:
-				b.Queue(qIncidentResolve+eventReturning, c.m.ID, string(ic.Kind), at, ic.Summary)
-				returnsEvents[len(checks)] = true
-				checks = append(checks, nil)
-			default:
-				return fmt.Errorf("monitor %s: unknown incident operation %q", c.m.ID, ic.Op)
-			}
-		}
-	}
-
-	if b.Len() == 0 {
 		return nil
 	}
-	br := tx.SendBatch(ctx, b)
-	var events []*monitors.IncidentEvent
-	for i, check := range checks {
-		var n int64
-		if returnsEvents[i] {
-			rows, err := br.Query()
-			if err != nil {
-				br.Close()
-				return interpret(err)
-			}
-			evs, err := scanEvents(rows)
-			if err != nil {
-				br.Close()
-				return interpret(err)
-			}
-			events = append(events, evs...)
-			n = int64(len(evs))
-		} else {
-			tag, err := br.Exec()
-			if err != nil {
-				br.Close()
-				return interpret(err)
-			}
-			n = tag.RowsAffected()
+	n := len(w.Monitors)
+	if n == 0 {
+		return nil
+	}
+	ids, statuses, states := make([]string, n), make([]string, n), make([]string, n)
+	lastPing, expected, deadline := make([]*time.Time, n), make([]*time.Time, n), make([]*time.Time, n)
+	for i, m := range w.Monitors {
+		st, err := plan.EncodeState(m.State)
+		if err != nil {
+			return fmt.Errorf("monitor %s: %w", m.ID, err)
 		}
-		if check != nil {
-			if err := check(n); err != nil {
-				br.Close()
-				return err
-			}
+		ids[i], statuses[i], states[i] = m.ID, string(m.State.Status), string(st)
+		lastPing[i], expected[i], deadline[i] = timeOrNil(m.State.LastPingAt), timeOrNil(m.State.Expected), ceilMicro(m.NextDeadlineAt)
+	}
+	b.Queue(qMonitorUpdateState, ids, statuses, states, lastPing, expected, deadline).Exec(func(tag pgconn.CommandTag) error {
+		if got := tag.RowsAffected(); got != int64(n) {
+			return fmt.Errorf("update state of %d monitors: %d found: %w", n, got, monitors.ErrNotFound)
 		}
-	}
-	if err := br.Close(); err != nil {
-		return interpret(err)
-	}
-	return s.deliver(ctx, tx, events)
-}
-
-// collectRuns returns the runs to write, one per (monitor, seq): a change
-// carries the whole run, so the last change of a run wins.
-func collectRuns(changes []change) []monitors.Run {
-	type key struct {
-		monitor string
-		seq     int64
-	}
-	var (
-		runs []monitors.Run
-		at   map[key]int
-	)
-	for _, c := range changes {
-		for _, rc := range c.tr.Runs {
-			r := rc.Run
-			r.MonitorID = c.m.ID
-			k := key{r.MonitorID, r.Seq}
-			if at == nil {
-				at = make(map[key]int)
-			}
-			if i, ok := at[k]; ok {
-				runs[i] = r
-				continue
-			}
-			at[k] = len(runs)
-			runs = append(runs, r)
-		}
-	}
-	return runs
+		return nil
+	})
+	return nil
 }
 
 func queueRuns(b *pgx.Batch, runs []monitors.Run) {
@@ -210,7 +134,7 @@ func queueRuns(b *pgx.Batch, runs []monitors.Run) {
 		willRetry, stuck     = make([]bool, n), make([]bool, n)
 	)
 	for i, r := range runs {
-		mids[i], seqs[i], rids[i], outcomes[i] = r.MonitorID, r.Seq, cleanText(r.RID), string(r.Outcome)
+		mids[i], seqs[i], rids[i], outcomes[i] = r.MonitorID, r.Seq, plan.CleanText(r.RID), string(r.Outcome)
 		started[i], finished[i], durations[i] = utcPtr(r.StartedAt), utcPtr(r.FinishedAt), r.DurationMS
 		attempts[i], exits[i], willRetry[i], stuck[i] = int32(r.Attempt), int32Ptr(r.ExitCode), r.WillRetry, r.Stuck
 	}

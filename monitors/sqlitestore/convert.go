@@ -5,14 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/vigilhq/vigil/monitors"
+	"github.com/vigilhq/vigil/monitors/plan"
 )
 
 // interpret translates database errors at the boundary: no rows is
@@ -82,6 +81,46 @@ func fromNullMicros(n sql.NullInt64) *time.Time {
 	return &t
 }
 
+// tm scans INTEGER microseconds, or NULL, into a time.
+type tm struct{ t *time.Time }
+
+func (d tm) Scan(src any) error {
+	us, ok := src.(int64)
+	if !ok {
+		return fmt.Errorf("scan time: %T is not INTEGER microseconds", src)
+	}
+	*d.t = fromMicros(us)
+	return nil
+}
+
+// tmp scans INTEGER microseconds or NULL into a *time.Time.
+type tmp struct{ t **time.Time }
+
+func (d tmp) Scan(src any) error {
+	var n sql.NullInt64
+	if err := n.Scan(src); err != nil {
+		return err
+	}
+	*d.t = fromNullMicros(n)
+	return nil
+}
+
+// intp scans an INTEGER or NULL into a *int.
+type intp struct{ p **int }
+
+func (d intp) Scan(src any) error {
+	var n sql.NullInt64
+	if err := n.Scan(src); err != nil {
+		return err
+	}
+	*d.p = nil
+	if n.Valid {
+		v := int(n.Int64)
+		*d.p = &v
+	}
+	return nil
+}
+
 func nullInt(p *int) any {
 	if p == nil {
 		return nil
@@ -96,113 +135,197 @@ func nullInt64(p *int64) any {
 	return *p
 }
 
-func intFromNull(n sql.NullInt64) *int {
-	if !n.Valid {
-		return nil
-	}
-	v := int(n.Int64)
-	return &v
-}
+// strList scans a JSON array of strings, as tags, channels and person
+// fields are kept.
+type strList []string
 
-func int64FromNull(n sql.NullInt64) *int64 {
-	if !n.Valid {
-		return nil
+func (l *strList) Scan(src any) error {
+	var b []byte
+	switch v := src.(type) {
+	case string:
+		b = []byte(v)
+	case []byte:
+		b = v
+	default:
+		return fmt.Errorf("scan list: %T is not JSON text", src)
 	}
-	v := n.Int64
-	return &v
-}
-
-// cleanText replaces NUL bytes and invalid UTF-8, which PostgreSQL refuses,
-// so that both stores return the same text for the same ping.
-func cleanText(s string) string {
-	if strings.IndexByte(s, 0) < 0 && utf8.ValidString(s) {
-		return s
-	}
-	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
-}
-
-// encodeState returns the JSON of s with every instant in UTC.
-func encodeState(s monitors.State) (string, error) {
-	s.LastPingAt = s.LastPingAt.UTC()
-	s.LastSuccessAt = s.LastSuccessAt.UTC()
-	s.Expected = s.Expected.UTC()
-	s.DeadlineOcc = s.DeadlineOcc.UTC()
-	if s.Retry != nil {
-		r := *s.Retry
-		r.At, r.FailAt = r.At.UTC(), r.FailAt.UTC()
-		s.Retry = &r
-	}
-	if len(s.Runs) > 0 {
-		runs := make([]monitors.OpenRun, len(s.Runs))
-		for i, r := range s.Runs {
-			r.StartedAt = r.StartedAt.UTC()
-			runs[i] = r
-		}
-		s.Runs = runs
-	}
-	if len(s.Open) > 0 {
-		open := make(map[monitors.IncidentKind]time.Time, len(s.Open))
-		for k, v := range s.Open {
-			open[k] = v.UTC()
-		}
-		s.Open = open
-	}
-	if s.Hold != nil {
-		h := *s.Hold
-		h.OutageEnd, h.Until = h.OutageEnd.UTC(), h.Until.UTC()
-		s.Hold = &h
-	}
-	b, err := json.Marshal(s)
-	if err != nil {
-		return "", fmt.Errorf("encode state: %w", err)
-	}
-	return string(b), nil
-}
-
-func decodeState(b string, s *monitors.State) error {
-	if err := json.Unmarshal([]byte(b), s); err != nil {
-		return fmt.Errorf("decode state: %w", err)
+	*l = strList{}
+	if err := json.Unmarshal(b, (*[]string)(l)); err != nil {
+		return fmt.Errorf("decode list: %w", err)
 	}
 	return nil
 }
 
-func encodeStrings(s []string) (string, error) {
-	if s == nil {
-		s = []string{}
+// limitArg returns a LIMIT argument: -1, no limit, for n <= 0.
+func limitArg(n int) int64 {
+	if n <= 0 {
+		return -1
 	}
-	b, err := json.Marshal(s)
+	return int64(n)
+}
+
+func configArg(raw []byte) string {
+	if len(raw) == 0 {
+		return "{}"
+	}
+	return string(raw)
+}
+
+// monitorArgs returns the arguments of qMonitorInsert and qMonitorUpdate.
+// NextDeadlineAt is derived from the state here, so the stored deadline
+// never disagrees with it.
+func monitorArgs(m *monitors.Monitor) ([]any, error) {
+	m.NextDeadlineAt = m.NextDeadline()
+	state, err := plan.EncodeState(m.State)
 	if err != nil {
-		return "", fmt.Errorf("encode list: %w", err)
+		return nil, err
 	}
-	return string(b), nil
-}
-
-func decodeStrings(b string) ([]string, error) {
-	out := []string{}
-	if err := json.Unmarshal([]byte(b), &out); err != nil {
-		return nil, fmt.Errorf("decode list: %w", err)
-	}
-	return out, nil
-}
-
-func encodeRetryPolicy(p *monitors.RetryPolicy) (any, error) {
-	if p == nil {
-		return nil, nil
-	}
-	b, err := json.Marshal(p)
+	retry, err := plan.EncodeRetryPolicy(m.RetryPolicy)
 	if err != nil {
-		return nil, fmt.Errorf("encode retry policy: %w", err)
+		return nil, err
 	}
-	return string(b), nil
+	var retryArg any
+	if retry != nil {
+		retryArg = string(retry)
+	}
+	return []any{
+		m.ID, m.ProjectID, m.Name, m.Slug, jsonList(m.Tags), string(m.Schedule.Kind), m.Schedule.Expr,
+		m.Schedule.TZ, m.Schedule.EverySeconds, m.GraceSeconds, m.MaxRuntimeSeconds, m.DeadlineSeconds,
+		string(m.AlertOnFailure), m.FailureThreshold, m.RecoveryThreshold, string(m.Overlap),
+		jsonList(m.Channels), m.Paused, m.Source, m.Discovered, retryArg, m.PingKey,
+		micros(m.CreatedAt), micros(m.UpdatedAt), string(m.State.Status), string(state), microsOrNil(m.State.LastPingAt),
+		microsOrNil(m.State.Expected), ceilMicros(m.NextDeadlineAt), string(m.Schedule.Dialect),
+	}, nil
 }
 
-func decodeRetryPolicy(n sql.NullString) (*monitors.RetryPolicy, error) {
-	if !n.Valid {
-		return nil, nil
+// scanMonitor reads a row of monitorCols, then extra columns.
+func scanMonitor(r scanner, extra ...any) (*monitors.Monitor, error) {
+	var (
+		m              monitors.Monitor
+		tags, channels strList
+		state          string
+		retry          sql.NullString
+	)
+	err := r.Scan(append([]any{&m.ID, &m.ProjectID, &m.Name, &m.Slug, &tags, &m.Schedule.Kind, &m.Schedule.Expr,
+		&m.Schedule.TZ, &m.Schedule.EverySeconds, &m.GraceSeconds, &m.MaxRuntimeSeconds, &m.DeadlineSeconds,
+		&m.AlertOnFailure, &m.FailureThreshold, &m.RecoveryThreshold, &m.Overlap, &channels, &m.Paused, &m.Source,
+		&m.Discovered, &retry, &m.PingKey, tm{&m.CreatedAt}, tm{&m.UpdatedAt}, &state, tmp{&m.NextDeadlineAt}, &m.Schedule.Dialect}, extra...)...)
+	if err != nil {
+		return nil, interpret(err)
 	}
-	var p monitors.RetryPolicy
-	if err := json.Unmarshal([]byte(n.String), &p); err != nil {
-		return nil, fmt.Errorf("decode retry policy: %w", err)
+	m.Tags, m.Channels = tags, channels
+	var retryJSON []byte
+	if retry.Valid {
+		retryJSON = []byte(retry.String)
 	}
-	return &p, nil
+	return &m, plan.DecodeMonitorJSON(&m, []byte(state), retryJSON)
+}
+
+func scanMonitor1(r scanner) (*monitors.Monitor, error)   { return scanMonitor(r) }
+func scanString(r scanner) (s string, err error)          { return s, interpret(r.Scan(&s)) }
+func scanDelivery1(r scanner) (*monitors.Delivery, error) { return scanDelivery(r) }
+
+func scanProject(r scanner) (*monitors.Project, error) {
+	var pr monitors.Project
+	return &pr, interpret(r.Scan(&pr.ID, &pr.Name, &pr.PingKey, tm{&pr.CreatedAt}))
+}
+
+func scanAPIKey(r scanner) (*monitors.APIKey, error) {
+	var k monitors.APIKey
+	return &k, interpret(r.Scan(&k.ID, &k.ProjectID, &k.Name, &k.Prefix, &k.Hash, &k.ReadOnly, tm{&k.CreatedAt},
+		tmp{&k.LastUsedAt}, tmp{&k.RevokedAt}))
+}
+
+func scanPing(r scanner) (*monitors.Ping, error) {
+	var (
+		pg       monitors.Ping
+		duration sql.NullInt64
+	)
+	err := r.Scan(&pg.ID, &pg.MonitorID, &pg.Kind, tm{&pg.At}, &pg.RID, &pg.Attempt, tmp{&pg.RetryAt}, intp{&pg.ExitCode},
+		&duration, &pg.Body, &pg.BodyTruncated, &pg.RemoteAddr, &pg.UserAgent)
+	if duration.Valid {
+		pg.DurationMS = &duration.Int64
+	}
+	return &pg, interpret(err)
+}
+
+func scanRun(r scanner) (*monitors.Run, error) {
+	var (
+		run      monitors.Run
+		duration sql.NullInt64
+	)
+	err := r.Scan(&run.MonitorID, &run.Seq, &run.RID, tmp{&run.StartedAt}, tmp{&run.FinishedAt}, &run.Outcome, &duration,
+		&run.Attempt, intp{&run.ExitCode}, &run.WillRetry, &run.Stuck)
+	if duration.Valid {
+		run.DurationMS = &duration.Int64
+	}
+	return &run, interpret(err)
+}
+
+func scanIncident(r scanner) (*monitors.Incident, error) {
+	var in monitors.Incident
+	return &in, interpret(r.Scan(&in.ID, &in.ProjectID, &in.MonitorID, &in.Kind, tm{&in.OpenedAt}, tmp{&in.ResolvedAt},
+		&in.Summary, &in.ResolveSummary, &in.RunSeq, &in.PingID))
+}
+
+// scanEvent reads the columns of eventReturning.
+func scanEvent(r scanner) (*monitors.IncidentEvent, error) {
+	var e monitors.IncidentEvent
+	return &e, interpret(r.Scan(&e.ID, &e.IncidentID, &e.MonitorID, &e.ProjectID, &e.Kind, tm{&e.At}, &e.Summary))
+}
+
+func scanOutage(r scanner) (*monitors.Outage, error) {
+	var o monitors.Outage
+	return &o, interpret(r.Scan(&o.ID, tm{&o.StartedAt}, tm{&o.EndedAt}, &o.MonitorsPostponed, tmp{&o.SettledAt}))
+}
+
+func scanChannel(r scanner) (*monitors.Channel, error) {
+	var (
+		c      monitors.Channel
+		config string
+	)
+	err := r.Scan(&c.ID, &c.ProjectID, &c.Kind, &c.Name, &config, &c.IsDefault, tm{&c.CreatedAt}, tm{&c.UpdatedAt})
+	c.Config = []byte(config)
+	return &c, interpret(err)
+}
+
+func scanDelivery(r scanner, extra ...any) (*monitors.Delivery, error) {
+	var d monitors.Delivery
+	err := r.Scan(append([]any{&d.ID, &d.ProjectID, &d.IncidentID, &d.MonitorID, &d.ChannelID, &d.EventID, &d.Event,
+		&d.State, &d.Attempts, tm{&d.CreatedAt}, tmp{&d.NextAttemptAt}, tmp{&d.FinishedAt}}, extra...)...)
+	return &d, interpret(err)
+}
+
+// scanDeliveryFull scans qDeliveryGet and qDeliveryList.
+func scanDeliveryFull(r scanner) (*monitors.Delivery, error) {
+	var (
+		at      time.Time
+		summary string
+		waits   int64
+		waitsAt *time.Time
+	)
+	d, err := scanDelivery(r, tm{&at}, &summary, &waits, tmp{&waitsAt})
+	d.EventAt, d.Summary, d.WaitsFor, d.WaitsForNextAttemptAt = at, summary, waits, waitsAt
+	return d, err
+}
+
+func scanAttempt(r scanner) (*monitors.DeliveryAttempt, error) {
+	var (
+		a      monitors.DeliveryAttempt
+		status sql.NullInt64
+	)
+	err := r.Scan(&a.ID, &a.DeliveryID, &a.ProjectID, &a.IncidentID, &a.ChannelID, &a.Event, &a.Attempt,
+		tm{&a.StartedAt}, tm{&a.FinishedAt}, &a.Outcome, &status, &a.Error, tmp{&a.NextAttemptAt})
+	a.StatusCode = int(status.Int64)
+	return &a, interpret(err)
+}
+
+func scanUser(r scanner) (*monitors.User, error) {
+	var u monitors.User
+	return &u, interpret(r.Scan(&u.ID, &u.Email, &u.PasswordHash, tm{&u.CreatedAt}))
+}
+
+func scanSession(r scanner) (*monitors.Session, error) {
+	var se monitors.Session
+	return &se, interpret(r.Scan(&se.ID, &se.UserID, &se.TokenHash, &se.CSRFToken, tm{&se.CreatedAt}, tm{&se.ExpiresAt}))
 }

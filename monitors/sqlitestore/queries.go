@@ -6,7 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/vigilhq/vigil/monitors"
 )
+
+// qMonitorCountByStatus derives late as MonitorList does.
+var qMonitorCountByStatus = `SELECT CASE WHEN ` + monitors.LateSQL("?1") + ` THEN 'late' ELSE status END,
+	count(*) FROM monitors GROUP BY 1`
 
 // The store's SQL. pgstore has a query of the same name for each, so the two
 // can be read side by side. SQLite differs in three ways that matter here:
@@ -153,6 +159,142 @@ const (
 
 	qIncidentEventList = `SELECT id, incident_id, monitor_id, project_id, kind, at, summary FROM incident_events
 		WHERE project_id = ?1 AND (?2 = '' OR incident_id = ?2) ORDER BY id LIMIT ?3`
+
+	// eventReturning, appended to a statement that inserts incident events,
+	// returns them.
+	eventReturning = ` RETURNING id, incident_id, monitor_id, project_id, kind, at, summary`
+
+	deliveryCols = `id, project_id, incident_id, monitor_id, channel_id, event_id, event, state, attempts,
+		created_at, next_attempt_at, finished_at`
+	// qDeliveryMonitors and qDeliveryChannels read what routing needs
+	// (see plan.Route); qDeliveryPending the channels reminders skip.
+	qDeliveryMonitors = `SELECT id, project_id, channels FROM monitors WHERE id IN (SELECT value FROM json_each(?1))`
+	qDeliveryChannels = `SELECT project_id, id, is_default FROM channels
+		WHERE project_id IN (SELECT project_id FROM monitors WHERE id IN (SELECT value FROM json_each(?1))) ORDER BY id`
+	qDeliveryPending = `SELECT incident_id, channel_id FROM deliveries
+		WHERE incident_id IN (SELECT value FROM json_each(?1)) AND state = 'pending'`
+	// qDeliveryInsert inserts a routed delivery, if its channel still
+	// exists.
+	qDeliveryInsert = `INSERT INTO deliveries (project_id, incident_id, event_id, event, monitor_id, channel_id,
+			state, attempts, created_at, next_attempt_at)
+		SELECT ?1, ?2, ?3, ?4, ?5, c.id, 'pending', 0, ?7, ?7 FROM channels c WHERE c.id = ?6 AND c.project_id = ?1
+		RETURNING ` + deliveryCols
+	// qDeliveryGet also finds the earliest earlier delivery of the same
+	// incident to the same channel that is still pending.
+	qDeliveryGet = `SELECT d.id, d.project_id, d.incident_id, d.monitor_id, d.channel_id, d.event_id, d.event,
+			d.state, d.attempts, d.created_at, d.next_attempt_at, d.finished_at, e.at, e.summary,
+			coalesce(w.id, 0), w.next_attempt_at
+		FROM deliveries d
+		JOIN incident_events e ON e.id = d.event_id
+		LEFT JOIN deliveries w ON w.id = (SELECT p.id FROM deliveries p
+			WHERE p.incident_id = d.incident_id AND p.channel_id = d.channel_id AND p.event_id < d.event_id
+				AND p.state = 'pending'
+			ORDER BY p.event_id LIMIT 1)
+		WHERE d.project_id = ?1 AND d.id = ?2`
+	// qDeliveryLock reads the delivery in the write transaction. No FOR
+	// UPDATE: the transaction holds SQLite's only write lock.
+	qDeliveryLock   = `SELECT ` + deliveryCols + ` FROM deliveries WHERE project_id = ?1 AND id = ?2`
+	qDeliveryUpdate = `UPDATE deliveries SET state = ?2, attempts = ?3, next_attempt_at = ?4, finished_at = ?5
+		WHERE id = ?1`
+	attemptCols = `id, delivery_id, project_id, incident_id, channel_id, event, attempt, started_at,
+		finished_at, outcome, status_code, error, next_attempt_at`
+	qAttemptInsert = `INSERT INTO delivery_attempts (delivery_id, project_id, incident_id, channel_id, event,
+			attempt, started_at, finished_at, outcome, status_code, error, next_attempt_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		RETURNING ` + attemptCols
+	qDeliveryList = `SELECT d.id, d.project_id, d.incident_id, d.monitor_id, d.channel_id, d.event_id, d.event,
+			d.state, d.attempts, d.created_at, d.next_attempt_at, d.finished_at, e.at, e.summary, 0, NULL
+		FROM deliveries d JOIN incident_events e ON e.id = d.event_id
+		WHERE d.project_id = ?1 AND d.incident_id IN (SELECT value FROM json_each(?2))
+		ORDER BY d.incident_id, d.event_id, d.channel_id`
+	qAttemptList = `SELECT ` + attemptCols + ` FROM delivery_attempts
+		WHERE project_id = ?1 AND incident_id IN (SELECT value FROM json_each(?2)) ORDER BY delivery_id, attempt`
+	// qIncidentRemind stamps the open incidents due for a reminder. One
+	// writer at a time: no two calls remind one incident twice.
+	qIncidentRemind = `UPDATE incidents SET reminded_at = ?1
+		WHERE id IN (SELECT id FROM incidents
+			WHERE resolved_at IS NULL AND coalesce(reminded_at, opened_at) <= ?2
+			ORDER BY opened_at, id LIMIT ?3)
+		RETURNING id, project_id, monitor_id, summary`
+	qReminderInsert = `INSERT INTO incident_events (incident_id, monitor_id, project_id, kind, at, summary)
+		VALUES (?, ?, ?, 'incident.reminder', ?, ?)` + eventReturning
+
+	// qHeartbeatLock reads the one heartbeat row. No FOR UPDATE: it runs in
+	// a write transaction, and SQLite has one writer.
+	qHeartbeatLock  = `SELECT last_pass_at FROM evaluator_heartbeat WHERE id = 1`
+	qHeartbeatStamp = `UPDATE evaluator_heartbeat SET last_pass_at = ? WHERE id = 1`
+
+	outageCols       = `id, started_at, ended_at, monitors_postponed, settled_at`
+	qOutageUnsettled = `SELECT ` + outageCols + ` FROM outages WHERE settled_at IS NULL ORDER BY id LIMIT 1`
+	qOutageInsert    = `INSERT INTO outages (started_at, ended_at) VALUES (?, ?) RETURNING ` + outageCols
+	qOutageExtend    = `UPDATE outages SET ended_at = ?2 WHERE id = ?1 RETURNING ` + outageCols
+	// qOutageSettle settles an outage once no unpaused monitor is due at or
+	// before its end (monitors_due_idx answers).
+	qOutageSettle = `UPDATE outages SET settled_at = ?2 WHERE id = ?1 AND NOT EXISTS (
+			SELECT 1 FROM monitors WHERE NOT paused AND next_deadline <= outages.ended_at)
+		RETURNING ` + outageCols
+	// qOutagePostponed counts monitors an outage postponed, in the claim's
+	// transaction. An outage is named by its start, which extending it
+	// does not change.
+	qOutagePostponed = `UPDATE outages SET monitors_postponed = monitors_postponed + ?2 WHERE started_at = ?1`
+	qOutageList      = `SELECT ` + outageCols + ` FROM outages WHERE (?1 = 0 OR id < ?1) ORDER BY id DESC LIMIT ?2`
+
+	channelCols    = `id, project_id, kind, name, config, is_default, created_at, updated_at`
+	qChannelCreate = `INSERT INTO channels (` + channelCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+	qChannelGet    = `SELECT ` + channelCols + ` FROM channels WHERE project_id = ? AND id = ?`
+	qChannelList   = `SELECT ` + channelCols + ` FROM channels WHERE project_id = ? ORDER BY name, id
+		LIMIT ? OFFSET ?`
+	qChannelUpdate = `UPDATE channels SET name = ?3, config = ?4, is_default = ?5, updated_at = ?6
+		WHERE project_id = ?1 AND id = ?2`
+	qChannelUsers = `SELECT slug FROM monitors WHERE project_id = ?1
+		AND EXISTS (SELECT 1 FROM json_each(channels) WHERE value = ?2) ORDER BY slug`
+	qChannelDelete = `DELETE FROM channels WHERE project_id = ? AND id = ?`
+
+	qMonitorPersonFieldsGet = `SELECT person_fields FROM monitors WHERE project_id = ? AND id = ?`
+	qMonitorPersonFieldsSet = `UPDATE monitors SET person_fields = ?3 WHERE project_id = ?1 AND id = ?2`
+	qMonitorPersonFields    = `SELECT id, person_fields FROM monitors
+		WHERE project_id = ?1 AND id IN (SELECT value FROM json_each(?2)) AND person_fields <> '[]'`
+	// qMonitorSyncLock loads the monitors a declaration may touch. No FOR
+	// UPDATE: the write transaction holds SQLite's only write lock.
+	qMonitorSyncLock = `SELECT ` + monitorCols + `, person_fields FROM monitors
+		WHERE project_id = ?1 AND (source = ?2 OR slug IN (SELECT value FROM json_each(?3))) ORDER BY id`
+
+	qIncidentCountByKind = `SELECT kind, count(*), sum(resolved_at IS NULL) FROM incidents GROUP BY kind ORDER BY kind`
+
+	qProjectBadgeKey = `SELECT coalesce(badge_key, '') FROM projects WHERE id = ?`
+	// qProjectBadgeKeySet keeps a key another process set first.
+	qProjectBadgeKeySet = `UPDATE projects SET badge_key = coalesce(badge_key, ?2) WHERE id = ?1 RETURNING badge_key`
+
+	userCols          = `id, email, password_hash, created_at`
+	qUserInsert       = `INSERT INTO users (id, email, password_hash, created_at) VALUES (?, ?, ?, ?)`
+	qUserCount        = `SELECT count(*) FROM users`
+	qUserGet          = `SELECT ` + userCols + ` FROM users WHERE id = ?`
+	qUserGetByEmail   = `SELECT ` + userCols + ` FROM users WHERE email = ?`
+	qUserExists       = `SELECT EXISTS (SELECT 1 FROM users)`
+	qProjectMemberAdd = `INSERT INTO project_members (project_id, user_id, created_at) VALUES (?, ?, ?)
+		ON CONFLICT (project_id, user_id) DO NOTHING`
+	qProjectListByUser = `SELECT p.id, p.name, p.ping_key, p.created_at FROM projects p
+		JOIN project_members pm ON pm.project_id = p.id WHERE pm.user_id = ? ORDER BY p.created_at, p.id`
+	qProjectRename = `UPDATE projects SET name = ?2 WHERE id = ?1 RETURNING id, name, ping_key, created_at`
+
+	sessionCols    = `id, user_id, token_hash, csrf_token, created_at, expires_at`
+	qSessionInsert = `INSERT INTO sessions (id, user_id, token_hash, csrf_token, created_at, expires_at)
+		VALUES (?, ?, ?, ?, ?, ?)`
+	qSessionGet           = `SELECT ` + sessionCols + ` FROM sessions WHERE token_hash = ? AND expires_at > ?`
+	qSessionExtend        = `UPDATE sessions SET expires_at = ?2 WHERE id = ?1`
+	qSessionDelete        = `DELETE FROM sessions WHERE token_hash = ?`
+	qSessionDeleteExpired = `DELETE FROM sessions WHERE expires_at <= ?`
+
+	// qRunListRecent takes the newest runs of each monitor. SQLite has no
+	// LATERAL join: the bound on seq, the seq of the run just too old to
+	// be kept, depends only on the monitor, so it is computed once per
+	// monitor and the runs are read as one range of the primary key.
+	qRunListRecent = `SELECT r.monitor_id, r.seq, r.rid, r.started_at, r.finished_at, r.outcome, r.duration_ms,
+			r.attempt, r.exit_code, r.will_retry, r.stuck
+		FROM monitors m JOIN runs r ON r.monitor_id = m.id AND r.seq > coalesce(
+			(SELECT r2.seq FROM runs r2 WHERE r2.monitor_id = m.id ORDER BY r2.seq DESC LIMIT 1 OFFSET ?3), -1)
+		WHERE m.project_id = ?1 AND m.id IN (SELECT value FROM json_each(?2))
+		ORDER BY r.monitor_id, r.seq DESC`
 )
 
 // statements are the hot path's statements, prepared once on the writer.

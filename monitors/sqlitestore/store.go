@@ -14,6 +14,7 @@ import (
 
 	"github.com/vigilhq/vigil/migrations"
 	"github.com/vigilhq/vigil/monitors"
+	"github.com/vigilhq/vigil/monitors/plan"
 )
 
 // Options configure a Store.
@@ -33,6 +34,9 @@ const busyTimeoutMS = 10000
 
 // Store is a [monitors.Store] on a SQLite file.
 type Store struct {
+	// Scripts are the transaction scripts, run on this store.
+	plan.Scripts
+
 	path string
 	// w is the one writer connection. Every transaction on it starts with
 	// BEGIN IMMEDIATE (the _txlock=immediate DSN parameter), so it takes
@@ -126,7 +130,9 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		w.Close()
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}
-	return &Store{path: path, w: w, r: r, stmts: stmts, log: log, enqueue: opts.EnqueueDeliveries}, nil
+	s := &Store{path: path, w: w, r: r, stmts: stmts, log: log, enqueue: opts.EnqueueDeliveries}
+	s.Scripts = plan.Scripts{Driver: s, Log: log}
+	return s, nil
 }
 
 // Ping checks that the database answers.
@@ -148,19 +154,13 @@ func (s *Store) Close() error {
 	return s.closeErr
 }
 
-// inTx runs fn in a write transaction (BEGIN IMMEDIATE), committing when it
-// returns nil.
-func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := s.w.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
-	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
-	if err := fn(tx); err != nil {
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", interpret(err))
-	}
-	return nil
-}
+// EnqueueFunc adds the jobs that send deliveries. The store calls it in the
+// transaction that records incident events, with the deliveries that
+// transaction just created, so that an event, its deliveries and their jobs
+// are committed together or not at all. An error aborts the transaction.
+type EnqueueFunc func(ctx context.Context, tx *sql.Tx, ds []*monitors.Delivery) error
+
+// DB returns the store's one writer connection, for River's client to
+// share: River's writes then take turns with the store's instead of
+// failing with SQLITE_BUSY.
+func (s *Store) DB() *sql.DB { return s.w }

@@ -17,6 +17,13 @@
 //
 // A receiver recomputes the HMAC over the raw body, compares in constant
 // time and rejects old timestamps; [Verify] does all three.
+//
+// # Duplicates
+//
+// Each request carries Vigil-Delivery-Id, which names the notification to
+// this channel and is the same on every attempt at it. An attempt whose
+// answer was lost (a timeout, a crash of Vigil mid-send) is made again, so
+// a receiver that must act once keeps the IDs it has seen for a day.
 package webhook
 
 import (
@@ -49,6 +56,10 @@ const (
 // SignatureHeader is the header that carries the signature.
 const SignatureHeader = "Vigil-Signature"
 
+// DeliveryIDHeader is the header that names the notification, the same on
+// every attempt at it, so that a receiver can drop a duplicate.
+const DeliveryIDHeader = "Vigil-Delivery-Id"
+
 // Config is a webhook channel's configuration (PROTOCOL §2).
 type Config struct {
 	// URL receives a POST per notification.
@@ -76,7 +87,7 @@ type Config struct {
 }
 
 // reservedHeaders may not be set through Config.Headers.
-var reservedHeaders = []string{"Host", "Content-Length", "Transfer-Encoding", "Connection", SignatureHeader}
+var reservedHeaders = []string{"Host", "Content-Length", "Transfer-Encoding", "Connection", SignatureHeader, DeliveryIDHeader}
 
 // Validate checks c, naming each key at fault. A template must parse and
 // must render a sample notification without error.
@@ -162,6 +173,9 @@ func (w *Notifier) Notify(ctx context.Context, n *notifiers.Notification) error 
 	}
 	if w.cfg.Secret != "" {
 		req.Header.Set(SignatureHeader, Sign(w.cfg.Secret, n.SentAt, body))
+	}
+	if n.DeliveryID != "" {
+		req.Header.Set(DeliveryIDHeader, n.DeliveryID)
 	}
 	if err := notifiers.SendHTTP(w.opts.HTTPClient, req, w.secrets()...); err != nil {
 		return fmt.Errorf("post webhook: %w", err)

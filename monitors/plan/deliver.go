@@ -1,0 +1,193 @@
+package plan
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+	"unicode/utf8"
+
+	"github.com/vigilhq/vigil/monitors"
+)
+
+// deliver creates the deliveries of events in tx, which hands them to its
+// enqueue hook. Every script that records incident events calls it in the
+// same transaction.
+func (s *Scripts) deliver(ctx context.Context, tx Tx, events []*monitors.IncidentEvent) error {
+	if len(events) == 0 {
+		return nil
+	}
+	var monitorIDs, reminded []string
+	seen := make(map[string]bool)
+	for _, e := range events {
+		if !seen[e.MonitorID] {
+			seen[e.MonitorID] = true
+			monitorIDs = append(monitorIDs, e.MonitorID)
+		}
+		if e.Kind == monitors.EventReminder {
+			reminded = append(reminded, e.IncidentID)
+		}
+	}
+	t, err := tx.DeliveryTargets(ctx, monitorIDs, reminded)
+	if err != nil {
+		return fmt.Errorf("create deliveries: %w", err)
+	}
+	ds := Route(events, t)
+	if len(ds) == 0 {
+		return nil
+	}
+	if _, err := tx.DeliveryInsert(ctx, ds); err != nil {
+		return fmt.Errorf("create deliveries: %w", err)
+	}
+	return nil
+}
+
+// Route returns the deliveries of events, ordered by event and channel
+// (delivery routing): one per channel the event's monitor names, or per
+// default channel of its project when it names none. A reminder skips a
+// channel that still has a delivery of the incident pending, so reminders
+// do not pile up behind a receiver that is down. A channel that does not
+// exist (any more) gets nothing.
+func Route(events []*monitors.IncidentEvent, t *Targets) []*monitors.Delivery {
+	var out []*monitors.Delivery
+	for _, e := range events {
+		mt, ok := t.Monitors[e.MonitorID]
+		if !ok {
+			continue
+		}
+		var chans []string
+		for _, c := range t.Channels[e.ProjectID] {
+			if len(mt.Channels) == 0 && c.IsDefault || len(mt.Channels) > 0 && slices.Contains(mt.Channels, c.ID) {
+				chans = append(chans, c.ID)
+			}
+		}
+		slices.Sort(chans)
+		for _, c := range chans {
+			if e.Kind == monitors.EventReminder && t.Pending[e.IncidentID][c] {
+				continue
+			}
+			next := e.At
+			out = append(out, &monitors.Delivery{ProjectID: e.ProjectID, IncidentID: e.IncidentID,
+				MonitorID: e.MonitorID, ChannelID: c, EventID: e.ID, Event: e.Kind, EventAt: e.At,
+				Summary: e.Summary, State: monitors.DeliveryPending, CreatedAt: e.At, NextAttemptAt: &next})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b *monitors.Delivery) int {
+		return cmp.Or(cmp.Compare(a.EventID, b.EventID), cmp.Compare(a.ChannelID, b.ChannelID))
+	})
+	return out
+}
+
+// IncidentRemind records an incident.reminder event for each open incident
+// opened, or last reminded, p.Interval or more before p.Now, with its
+// deliveries, in one transaction, and returns the events.
+func (s *Scripts) IncidentRemind(ctx context.Context, p *monitors.IncidentRemindParams) ([]*monitors.IncidentEvent, error) {
+	if p.Interval <= 0 {
+		return nil, errors.New("remind incidents: the interval must be positive")
+	}
+	limit := p.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	now := p.Now.UTC().Truncate(time.Microsecond)
+	var events []*monitors.IncidentEvent
+	err := s.Driver.InTx(ctx, func(tx Tx) error {
+		var err error
+		if events, err = tx.IncidentRemindDue(ctx, now, now.Add(-p.Interval), limit); err != nil {
+			return fmt.Errorf("remind incidents: %w", err)
+		}
+		return s.deliver(ctx, tx, events)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if events == nil {
+		events = []*monitors.IncidentEvent{}
+	}
+	return events, nil
+}
+
+// DeliveryAttemptRecord logs one attempt of a pending delivery, numbered
+// after the attempts before it, and moves the delivery on, under a lock on
+// its row. A delivery that is not pending any more is ErrConflict: a sent
+// delivery is never sent again.
+func (s *Scripts) DeliveryAttemptRecord(ctx context.Context, p *monitors.DeliveryAttemptRecordParams) (*monitors.DeliveryAttempt, error) {
+	state, next, finished, err := AttemptEffect(p)
+	if err != nil {
+		return nil, err
+	}
+	var a *monitors.DeliveryAttempt
+	err = s.Driver.InTx(ctx, func(tx Tx) error {
+		d, err := tx.DeliveryLock(ctx, p.ProjectID, p.DeliveryID)
+		if err != nil {
+			return fmt.Errorf("record attempt of delivery %d: %w", p.DeliveryID, err)
+		}
+		if d.State != monitors.DeliveryPending {
+			return fmt.Errorf("record attempt of delivery %d: it is %s already: %w", p.DeliveryID, d.State, monitors.ErrConflict)
+		}
+		a, err = tx.DeliveryAttemptInsert(ctx, &monitors.DeliveryAttempt{DeliveryID: p.DeliveryID,
+			ProjectID: p.ProjectID, IncidentID: d.IncidentID, ChannelID: d.ChannelID, Event: d.Event,
+			Attempt: d.Attempts + 1, StartedAt: p.StartedAt.UTC(), FinishedAt: p.FinishedAt.UTC(),
+			Outcome: p.Outcome, StatusCode: p.StatusCode, Error: AttemptErrorText(p.Error),
+			NextAttemptAt: utcPtr(next)}, state, utcPtr(finished))
+		if err != nil {
+			return fmt.Errorf("record attempt of delivery %d: %w", p.DeliveryID, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// AttemptEffect checks p and returns the delivery's state, next attempt and
+// finish time after the attempt.
+func AttemptEffect(p *monitors.DeliveryAttemptRecordParams) (monitors.DeliveryState, *time.Time, *time.Time, error) {
+	finished := p.FinishedAt
+	switch p.Outcome {
+	case monitors.AttemptSuccess:
+		return monitors.DeliverySent, nil, &finished, nil
+	case monitors.AttemptFailed:
+		return monitors.DeliveryFailed, nil, &finished, nil
+	case monitors.AttemptRetry:
+		if p.NextAttemptAt == nil {
+			return "", nil, nil, errors.New("record attempt: a retry needs the time of the next attempt")
+		}
+		return monitors.DeliveryPending, p.NextAttemptAt, nil, nil
+	}
+	return "", nil, nil, fmt.Errorf("record attempt: unknown outcome %q", p.Outcome)
+}
+
+// AttemptErrorText makes an attempt's error storable and bounded.
+func AttemptErrorText(s string) string {
+	s = CleanText(s)
+	if utf8.RuneCountInString(s) <= monitors.DeliveryErrorMax {
+		return s
+	}
+	return string([]rune(s)[:monitors.DeliveryErrorMax-1]) + "…"
+}
+
+// AttachAttempts gives each delivery its attempts, in the order given.
+func AttachAttempts(ds []*monitors.Delivery, as []*monitors.DeliveryAttempt) {
+	byID := make(map[int64]*monitors.Delivery, len(ds))
+	for _, d := range ds {
+		d.AttemptLog = []*monitors.DeliveryAttempt{}
+		byID[d.ID] = d
+	}
+	for _, a := range as {
+		if d := byID[a.DeliveryID]; d != nil {
+			d.AttemptLog = append(d.AttemptLog, a)
+		}
+	}
+}
+
+func utcPtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
