@@ -151,15 +151,17 @@ func (s *Server) Addr() string { return s.listener.Addr().String() }
 // store is open, startingHandler before.
 func (s *Server) httpServer() *http.Server {
 	return &http.Server{
-		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		Handler: withTimeouts(s.cfg.HTTPTimeouts, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if e := s.routed.Load(); e != nil {
 				e.ServeHTTP(w, r)
 				return
 			}
 			s.startingHandler(w, r)
-		}),
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
+		})),
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeoutMax,
+		WriteTimeout:      writeTimeoutMax,
+		IdleTimeout:       idleTimeout,
 		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
 	}
 }

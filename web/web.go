@@ -206,7 +206,7 @@ func (h *Handler) Register(e *echo.Echo) {
 	// middleware) also routes every unknown path under the prefix (here:
 	// all of them, /api/v1/... included) to the middleware.
 	page := func(method, path string, fn func(echo.Context) error, mw ...echo.MiddlewareFunc) {
-		e.Add(method, path, h.wrap(fn), append([]echo.MiddlewareFunc{h.headers}, mw...)...)
+		e.Add(method, path, h.wrap(fn), append([]echo.MiddlewareFunc{h.headers, h.formLimit}, mw...)...)
 	}
 	page(http.MethodGet, "/", h.home)
 	page(http.MethodGet, "/setup", h.setupPage, h.setupLimiter)
