@@ -2,6 +2,7 @@ package webhook_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -120,4 +121,23 @@ func TestTemplateDocumentedFields(t *testing.T) {
 	require.Contains(t, string(body), `"event":"incident.resolved"`)
 	require.Contains(t, string(body), "nightly-import  |  1.5")
 	require.Contains(t, string(body), "resolved")
+}
+
+// TestAdversarialTemplatesFile keeps testdata/adversarial_templates.json,
+// which the server's abuse suite sends through the API, the same as
+// adversarialTemplates; -update rewrites it.
+func TestAdversarialTemplatesFile(t *testing.T) {
+	t.Parallel()
+	type entry struct {
+		Name     string `json:"name"`
+		Template string `json:"template"`
+		Refusal  string `json:"refusal"`
+	}
+	var want []entry
+	for _, c := range adversarialTemplates {
+		want = append(want, entry{c.name, c.template, c.refusal})
+	}
+	b, err := json.MarshalIndent(want, "", "  ")
+	require.NoError(t, err)
+	golden(t, "adversarial_templates", b)
 }
