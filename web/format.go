@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/vigilhq/vigil/monitors"
-	"github.com/vigilhq/vigil/monitors/cron"
 )
 
 // When is an instant as a page shows it: in the viewer's zone, and
@@ -215,11 +214,28 @@ func scheduleWords(spec monitors.ScheduleSpec) (words, zone string) {
 	if zone == "" {
 		zone = "UTC"
 	}
-	e, err := cron.Parse(spec.Expr)
+	sched, err := monitors.ParseSchedule(spec)
 	if err != nil {
 		return spec.Expr, zone
 	}
-	return e.Describe(), zone
+	if _, ok := sched.(monitors.Interval); ok { // robfig's @every
+		return "every " + plainDuration(sched.Next(time.Time{}).Sub(time.Time{})) + ", counted from the last run", ""
+	}
+	zone = sched.Location().String()
+	if d := spec.WithDefaults().Dialect; d != monitors.DialectCronie {
+		zone += ", as " + dialectNames[d] + " reads it"
+	}
+	words = monitors.ScheduleWords(sched)
+	if words == "" {
+		return spec.Expr, zone
+	}
+	return words, zone
+}
+
+// dialectNames name the scheduler behind each dialect, for the words of a
+// schedule.
+var dialectNames = map[monitors.Dialect]string{
+	monitors.DialectCronie: "cronie", monitors.DialectRobfig: "robfig/cron", monitors.DialectQuartz: "Quartz",
 }
 
 // sparkline draws the durations of runs (newest first) as a small inline

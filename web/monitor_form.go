@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/http"
@@ -14,14 +15,13 @@ import (
 	"github.com/vigilhq/vigil/keys"
 	"github.com/vigilhq/vigil/manage"
 	"github.com/vigilhq/vigil/monitors"
-	"github.com/vigilhq/vigil/monitors/cron"
 )
 
 // monitorForm is the create and edit form of a monitor, as typed.
 type monitorForm struct {
 	ID                                  string // empty for a new monitor
 	Name, Slug, Tags                    string
-	Kind, Expr, TZ, Every               string
+	Kind, Expr, TZ, Every, Dialect      string
 	Grace, MaxRuntime, Deadline         string
 	AlertOnFailure, Overlap             string
 	FailureThreshold, RecoveryThreshold string
@@ -37,7 +37,7 @@ type monitorForm struct {
 // Fields lists the form's errors in form order, for the summary at the top.
 func (f *monitorForm) ErrorList() []string {
 	var out []string
-	for _, k := range []string{"name", "slug", "tags", "schedule_kind", "expr", "tz", "every", "grace", "max_runtime",
+	for _, k := range []string{"name", "slug", "tags", "schedule_kind", "dialect", "expr", "tz", "every", "grace", "max_runtime",
 		"deadline", "alert_on_failure", "failure_threshold", "recovery_threshold", "overlap", "channels", "form"} {
 		if e, ok := f.Errors[k]; ok {
 			out = append(out, e)
@@ -49,7 +49,8 @@ func (f *monitorForm) ErrorList() []string {
 func formFromMonitor(m *monitors.Monitor) *monitorForm {
 	f := &monitorForm{ID: m.ID, Name: m.Name, Slug: m.Slug, Tags: strings.Join(m.Tags, " "),
 		Kind: string(m.Schedule.Kind), Expr: m.Schedule.Expr, TZ: m.Schedule.TZ,
-		Every: formDuration(m.Schedule.EverySeconds), Grace: formDuration(m.GraceSeconds),
+		Dialect: string(m.Schedule.WithDefaults().Dialect),
+		Every:   formDuration(m.Schedule.EverySeconds), Grace: formDuration(m.GraceSeconds),
 		MaxRuntime: formDuration(m.MaxRuntimeSeconds), Deadline: formDuration(m.DeadlineSeconds),
 		AlertOnFailure: string(m.AlertOnFailure), Overlap: string(m.Overlap),
 		FailureThreshold: strconv.Itoa(m.FailureThreshold), RecoveryThreshold: strconv.Itoa(m.RecoveryThreshold),
@@ -67,7 +68,8 @@ func formFromRequest(c echo.Context) (*monitorForm, error) {
 	f := &monitorForm{
 		Name: strings.TrimSpace(c.FormValue("name")), Slug: strings.TrimSpace(c.FormValue("slug")),
 		Tags: c.FormValue("tags"), Kind: c.FormValue("schedule_kind"), Expr: strings.TrimSpace(c.FormValue("expr")),
-		TZ: strings.TrimSpace(c.FormValue("tz")), Every: c.FormValue("every"), Grace: c.FormValue("grace"),
+		TZ: strings.TrimSpace(c.FormValue("tz")), Every: c.FormValue("every"), Dialect: c.FormValue("dialect"),
+		Grace:      c.FormValue("grace"),
 		MaxRuntime: c.FormValue("max_runtime"), Deadline: c.FormValue("deadline"),
 		AlertOnFailure: c.FormValue("alert_on_failure"), Overlap: c.FormValue("overlap"),
 		FailureThreshold: c.FormValue("failure_threshold"), RecoveryThreshold: c.FormValue("recovery_threshold"),
@@ -91,9 +93,10 @@ func (f *monitorForm) apply(m *monitors.Monitor, channels []*monitors.Channel) {
 		if tz == "" {
 			tz = "UTC"
 		}
-		m.Schedule = monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: f.Expr, TZ: tz}
-		if _, err := cron.Parse(f.Expr); err != nil {
-			f.Errors["expr"] = "Cron expression: " + err.Error() + "."
+		m.Schedule = monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: f.Expr, TZ: tz,
+			Dialect: monitors.Dialect(f.Dialect)}.WithDefaults()
+		if _, err := monitors.ValidateSchedule(m.Schedule); err != nil {
+			f.fieldError(err)
 		}
 	case monitors.ScheduleInterval:
 		every, err := parseFormDuration(f.Every)
@@ -150,18 +153,23 @@ func (f *monitorForm) validate(m *monitors.Monitor, now time.Time) {
 	}
 	m.ApplyDefaults()
 	if err := m.Validate(); err != nil {
-		var ve *monitors.ValidationError
-		if errors.As(err, &ve) {
-			field, label := formField(ve.Field)
-			f.Errors[field] = label + ": " + ve.Message + "."
-			return
-		}
-		f.Errors["form"] = err.Error()
+		f.fieldError(err)
 		return
 	}
 	if sched, err := monitors.ParseSchedule(m.Schedule); err == nil && sched.Next(now).IsZero() {
 		f.Errors["expr"] = "Cron expression: it never fires."
 	}
+}
+
+// fieldError records err under the form field it names.
+func (f *monitorForm) fieldError(err error) {
+	var ve *monitors.ValidationError
+	if errors.As(err, &ve) {
+		field, label := formField(ve.Field)
+		f.Errors[field] = label + ": " + ve.Message + "."
+		return
+	}
+	f.Errors["form"] = err.Error()
 }
 
 // formField maps a ValidationError's field to the form's field and label.
@@ -171,6 +179,8 @@ func formField(field string) (string, string) {
 		return "expr", "Cron expression"
 	case "schedule.tz":
 		return "tz", "Time zone"
+	case "schedule.dialect":
+		return "dialect", "Scheduler"
 	case "schedule.every_seconds":
 		return "every", "Interval"
 	case "schedule.kind":
@@ -210,7 +220,7 @@ func (h *Handler) renderMonitorForm(c echo.Context, status int, v *viewer, f *mo
 	}
 	f.AllChannels = channels
 	f.Zones = commonZones
-	f.Preview = preview(f.Kind, f.Expr, f.TZ, f.Every, v.Now)
+	f.Preview = preview(f, v.Now)
 	title := "New monitor"
 	if f.ID != "" {
 		title = "Edit " + f.Name
@@ -330,14 +340,17 @@ type previewData struct {
 // schedulePreview answers the form's htmx request as the schedule is typed.
 func (h *Handler) schedulePreview(c echo.Context) error {
 	v := c.Get(viewerKey).(*viewer)
-	d := preview(c.QueryParam("schedule_kind"), c.QueryParam("expr"), c.QueryParam("tz"), c.QueryParam("every"), h.now())
+	d := preview(&monitorForm{Kind: c.QueryParam("schedule_kind"), Expr: c.QueryParam("expr"), TZ: c.QueryParam("tz"),
+		Every: c.QueryParam("every"), Dialect: c.QueryParam("dialect")}, h.now())
 	return h.renderFragment(c, http.StatusOK, "preview", "preview-fragment", &page{V: v, Data: d})
 }
 
-// preview reads a schedule: its plain-language description and its next
-// five fire times in its own zone, or what is wrong with it, in words.
-func preview(kind, expr, tz, every string, now time.Time) *previewData {
-	switch monitors.ScheduleKind(kind) {
+// preview reads the schedule of a form: its plain-language description and
+// its next five fire times in its own zone and its scheduler's dialect, or
+// what is wrong with it, in words.
+func preview(f *monitorForm, now time.Time) *previewData {
+	expr, tz, every := f.Expr, f.TZ, f.Every
+	switch monitors.ScheduleKind(f.Kind) {
 	case monitors.ScheduleInterval:
 		secs, err := parseFormDuration(every)
 		switch {
@@ -362,19 +375,17 @@ func preview(kind, expr, tz, every string, now time.Time) *previewData {
 	if expr == "" {
 		return &previewData{Error: "Cron expression: enter one, such as 0 2 * * * (02:00 every day) or */15 * * * *."}
 	}
-	loc, err := monitors.LoadLocation(tz)
+	sched, err := monitors.ValidateSchedule(monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: expr, TZ: tz,
+		Dialect: monitors.Dialect(f.Dialect)}.WithDefaults())
 	if err != nil {
 		return &previewData{Error: validationText(err)}
 	}
-	e, err := cron.Parse(expr)
-	if err != nil {
-		return &previewData{Error: "Cron expression: " + err.Error() + "."}
+	loc := sched.Location()
+	if _, ok := sched.(monitors.Interval); ok { // robfig's @every
+		return &previewData{Interval: true, Words: "Expects a ping every " + plainDuration(sched.Next(now).Sub(now)) +
+			", counted from the last run (robfig's @every)."}
 	}
-	sched, err := monitors.ParseSchedule(monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: expr, TZ: tz})
-	if err != nil {
-		return &previewData{Error: validationText(err)}
-	}
-	d := &previewData{Words: capitalize(e.Describe()), Zone: loc.String()}
+	d := &previewData{Words: capitalize(cmp.Or(monitors.ScheduleWords(sched), expr)), Zone: loc.String()}
 	t := now
 	for range 5 {
 		t = sched.Next(t)

@@ -57,8 +57,8 @@ func (h *Handler) monitorRow(v *viewer, m *monitors.Monitor, runs []*monitors.Ru
 	switch {
 	case m.Paused:
 		r.NextLabel = "paused: nothing is expected"
-	case m.State.Retry != nil:
-		r.Next, r.NextLabel = v.when(m.State.Retry.At), "retry announced"
+	case m.State.NextRetry() != nil:
+		r.Next, r.NextLabel = v.when(m.State.NextRetry().At), "retry announced"
 	case !m.State.Expected.IsZero():
 		r.Next, r.NextLabel = v.when(m.State.Expected), "expected"
 		if st == monitors.StatusLate {
@@ -78,6 +78,9 @@ func (h *Handler) monitorRow(v *viewer, m *monitors.Monitor, runs []*monitors.Ru
 		r.Why = fmt.Sprintf("No ping since it was expected; it goes down %s unless one arrives.", relative(downAt, v.Now))
 	case monitors.StatusRetrying:
 		r.Why = "A failed attempt announced a retry; the retry has not reported yet."
+		if n := len(m.State.Retries); n > 1 {
+			r.Why = fmt.Sprintf("Failed attempts of %d occurrences announced retries; each is watched until its retry reports.", n)
+		}
 	case monitors.StatusRunning:
 		if runs := m.State.Runs; len(runs) > 0 {
 			r.Why = fmt.Sprintf("A run started %s; it counts as stuck after %s.", relative(runs[0].StartedAt, v.Now), plainDuration(m.MaxRuntime()))

@@ -157,8 +157,16 @@ type Orbit struct {
 // Prev returns the last fire time of the chain strictly before t, or the
 // zero Time when there is none within OrbitSpan.
 func (o Orbit) Prev(t time.Time) time.Time {
+	// Start with windows as long as the gap between the next two fires,
+	// so that a daily schedule takes a few windows, not seventeen.
+	w := time.Second
+	if g := o.NextFunc(t); !g.IsZero() {
+		if h := o.NextFunc(g); h.Sub(g) > w {
+			w = h.Sub(g)
+		}
+	}
 	var found time.Time
-	for w := time.Second; w <= OrbitSpan; w *= 2 {
+	for ; w <= OrbitSpan; w *= 2 {
 		f := o.NextFunc(t.Add(-w))
 		if f.IsZero() || !f.Before(t) {
 			continue
