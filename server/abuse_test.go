@@ -358,7 +358,8 @@ var abuseCases = []abuseCase{
 			var ch struct{ ID string }
 			require.NoError(t, json.Unmarshal([]byte(r.body), &ch))
 			r = e.do(t, http.MethodPost, "/api/v1/channels/"+ch.ID+"/test", e.key, nil)
-			require.Equal(t, http.StatusBadGateway, r.status, r.body)
+			require.GreaterOrEqual(t, r.status, 400, "%s: %d %s", target, r.status, r.body)
+			require.Less(t, r.took, 5*time.Second, target)
 			for _, addr := range []string{"127.0.0.1", "169.254.169.254", "::1", "198.18.0.1", "fd00:ec2::254"} {
 				require.NotContains(t, r.body, addr, target)
 			}
