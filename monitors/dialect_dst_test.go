@@ -9,6 +9,7 @@ import (
 
 	robfig "github.com/robfig/cron/v3"
 	"github.com/stretchr/testify/require"
+	"github.com/vigilhq/vigil/monitors/cron"
 
 	"github.com/vigilhq/vigil/monitors"
 )
@@ -174,4 +175,31 @@ func TestQuartzNoFalseAlarm(t *testing.T) {
 		absentJob(t, spec, fires, tr)
 	}
 	require.Len(t, seen, len(dstZones), "vectors for every zone")
+}
+
+// TestCronieNoFalseAlarm is the same for the cronie dialect. cronie cannot
+// run in-process, so its fire times come from package cron, which follows
+// cronie's documented rule and agrees with cronsim's vectors.
+func TestCronieNoFalseAlarm(t *testing.T) {
+	t.Parallel()
+	exprs := []string{"30 2 * * *", "0 2 * * *", "30 1 * * *", "0 0 * * *", "5 2 * * 0", "0 * * * *", "*/15 * * * *",
+		"0 30 2 * * *"}
+	for _, zone := range dstZones {
+		loc, err := time.LoadLocation(zone)
+		require.NoError(t, err)
+		for _, tr := range zoneTransitions(t, loc) {
+			for _, expr := range exprs {
+				e, err := cron.Parse(expr)
+				require.NoError(t, err)
+				var fires []time.Time
+				for f := e.Next(tr.Add(-10*24*time.Hour), loc); f.Before(tr.Add(9 * 24 * time.Hour)); f = e.Next(f, loc) {
+					fires = append(fires, f)
+				}
+				fires = around(fires, tr)
+				spec := monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: expr, TZ: zone}
+				faithfulJob(t, spec, fires)
+				absentJob(t, spec, fires, tr)
+			}
+		}
+	}
 }

@@ -222,7 +222,7 @@ func scheduleWords(spec monitors.ScheduleSpec) (words, zone string) {
 		return "every " + plainDuration(sched.Next(time.Time{}).Sub(time.Time{})) + ", counted from the last run", ""
 	}
 	zone = sched.Location().String()
-	if d := spec.WithDefaults().Dialect; d != monitors.DialectCronie {
+	if d := spec.WithDefaults().Dialect; spec.Kind == monitors.ScheduleCron && d != monitors.DialectCronie {
 		zone += ", as " + dialectNames[d] + " reads it"
 	}
 	words = monitors.ScheduleWords(sched)
