@@ -64,12 +64,12 @@ func (d *DeliverySettings) Validate() error {
 // delivery, and applies River's migrations beside the store's. With pg
 // (the server's), the pool is sized by it and commits are checked for
 // durability before anything migrates.
-func openPostgres(ctx context.Context, url string, logger *slog.Logger, pg *pgOptions) (*pgstore.Store, error) {
+func openPostgres(ctx context.Context, url string, logger *slog.Logger, pg *pgOptions, lim storeLimits) (*pgstore.Store, error) {
 	enq, err := delivery.NewPostgresEnqueuer()
 	if err != nil {
 		return nil, err
 	}
-	opts := pgstore.Options{Logger: logger, EnqueueDeliveries: enq.Enqueue}
+	opts := pgstore.Options{Logger: logger, EnqueueDeliveries: enq.Enqueue, MaxMonitorsPerProject: lim.maxMonitors}
 	if pg != nil {
 		opts.MaxConns = pg.maxConns
 		opts.CheckPool = func(ctx context.Context, pool *pgxpool.Pool) error {
@@ -89,12 +89,13 @@ func openPostgres(ctx context.Context, url string, logger *slog.Logger, pg *pgOp
 
 // openSQLite opens the SQLite store with the enqueue hook of delivery, and
 // applies River's migrations beside the store's, on its writer.
-func openSQLite(ctx context.Context, path string, logger *slog.Logger) (*sqlitestore.Store, error) {
+func openSQLite(ctx context.Context, path string, logger *slog.Logger, lim storeLimits) (*sqlitestore.Store, error) {
 	enq, err := delivery.NewSQLiteEnqueuer()
 	if err != nil {
 		return nil, err
 	}
-	s, err := sqlitestore.Open(ctx, path, sqlitestore.Options{Logger: logger, EnqueueDeliveries: enq.Enqueue})
+	s, err := sqlitestore.Open(ctx, path, sqlitestore.Options{Logger: logger, EnqueueDeliveries: enq.Enqueue,
+		MaxMonitorsPerProject: lim.maxMonitors})
 	if err != nil {
 		return nil, err
 	}

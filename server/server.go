@@ -85,7 +85,7 @@ func build(ctx context.Context, cfg Config, logger *slog.Logger, serveEarly bool
 		}
 		return nil, err
 	}
-	store, err := openStore(ctx, s.cfg.DatabaseURL, logger, s.cfg.postgresOptions(logger))
+	store, err := openStore(ctx, s.cfg.DatabaseURL, logger, s.cfg.postgresOptions(logger), s.cfg.storeLimits())
 	if err != nil {
 		return fail(err)
 	}
@@ -222,7 +222,7 @@ func (s *Server) background() []func(context.Context) {
 	return svcs
 }
 
-// pruneLoop keeps the history of each monitor bounded.
+// pruneLoop keeps the history bounded (see pruneOnce).
 func (s *Server) pruneLoop(ctx context.Context) {
 	t := time.NewTicker(s.cfg.PruneInterval)
 	defer t.Stop()
@@ -232,15 +232,6 @@ func (s *Server) pruneLoop(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		n, err := s.store.PingPrune(ctx, &monitors.PingPruneParams{KeepPings: s.cfg.KeepPings, KeepRuns: s.cfg.KeepRuns})
-		if err != nil {
-			if ctx.Err() == nil {
-				s.logger.Error("prune history", "err", err)
-			}
-			continue
-		}
-		if n > 0 {
-			s.logger.Debug("pruned history", "rows", n)
-		}
+		s.pruneOnce(ctx)
 	}
 }

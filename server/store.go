@@ -54,20 +54,20 @@ type DatabaseSettings struct {
 // for commands that do not serve: the pool is pgx's default size, and
 // commit durability is not checked.
 func OpenStore(ctx context.Context, url string, logger *slog.Logger) (monitors.Store, error) {
-	return openStore(ctx, url, logger, nil)
+	return openStore(ctx, url, logger, nil, storeLimits{})
 }
 
 // openStore opens the store; with pg set (the server's), the pool is sized
 // by it and commits are checked for durability before migrating.
-func openStore(ctx context.Context, url string, logger *slog.Logger, pg *pgOptions) (monitors.Store, error) {
+func openStore(ctx context.Context, url string, logger *slog.Logger, pg *pgOptions, lim storeLimits) (monitors.Store, error) {
 	if IsPostgresURL(url) {
-		s, err := openPostgres(ctx, url, logger, pg)
+		s, err := openPostgres(ctx, url, logger, pg, lim)
 		if err != nil {
 			return nil, fmt.Errorf("open postgres store: %w", err)
 		}
 		return s, nil
 	}
-	s, err := openSQLite(ctx, SQLitePath(url), logger)
+	s, err := openSQLite(ctx, SQLitePath(url), logger, lim)
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite store %s: %w", SQLitePath(url), err)
 	}
