@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"strings"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/vigilhq/vigil/keys"
+	"github.com/vigilhq/vigil/manage"
 	"github.com/vigilhq/vigil/monitors"
 	"github.com/vigilhq/vigil/notifiers/kinds"
 )
@@ -19,6 +19,17 @@ import (
 func channelJSON(c *monitors.Channel) Channel {
 	return Channel{ID: c.ID, Kind: c.Kind, Name: c.Name, Config: kinds.Redact(c.Kind, c.Config),
 		IsDefault: c.IsDefault, CreatedAt: c.CreatedAt.UTC(), UpdatedAt: c.UpdatedAt.UTC()}
+}
+
+// channelJSONFor is channelJSON for the request's key: a read-only key
+// sees no URL but its scheme and host, since the path or query of a
+// webhook URL is often a credential of its receiver.
+func channelJSONFor(rq *request, c *monitors.Channel) Channel {
+	out := channelJSON(c)
+	if rq.key.ReadOnly {
+		out.Config = kinds.RedactURLs(out.Config)
+	}
+	return out
 }
 
 // configError names the config key of a kinds validation error
@@ -53,7 +64,7 @@ func (h *Handler) listChannels(c echo.Context, rq *request) error {
 	}
 	out := ChannelList{Channels: make([]Channel, 0, min(len(chs), limit))}
 	for _, ch := range chs[:min(len(chs), limit)] {
-		out.Channels = append(out.Channels, channelJSON(ch))
+		out.Channels = append(out.Channels, channelJSONFor(rq, ch))
 	}
 	out.Next = nextLink(c, len(chs) > limit, map[string]string{"limit": itoa(limit), "offset": itoa(offset + limit)})
 	return c.JSON(http.StatusOK, out)
@@ -69,7 +80,7 @@ func (h *Handler) getChannel(c echo.Context, rq *request) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, channelJSON(ch))
+	return c.JSON(http.StatusOK, channelJSONFor(rq, ch))
 }
 
 // createChannel answers POST /api/v1/channels.
@@ -154,19 +165,13 @@ func (h *Handler) patchChannel(c echo.Context, rq *request) error {
 				ch.IsDefault = *in.IsDefault
 			}
 			if len(in.Config) > 0 {
-				kind, err := kinds.Lookup(ch.Kind)
+				merged, dropped, err := manage.ChannelConfig(ch.Kind, ch.Config, in.Config)
+				var ce *manage.ConfigError
+				if errors.As(err, &ce) {
+					return configError(ce)
+				}
 				if err != nil {
 					return err
-				}
-				merged, dropped, err := kind.KeepSecrets(ch.Config, in.Config)
-				if err != nil {
-					return configError(err)
-				}
-				if err := kind.Validate(merged); err != nil {
-					if note := kinds.ForgottenNote(kind, dropped); note != "" {
-						err = fmt.Errorf("%w (%s)", err, note)
-					}
-					return configError(err)
 				}
 				forgotten = dropped
 				if ch.Config, err = compactJSON(merged); err != nil {

@@ -33,6 +33,11 @@ func (s *Service) ping(c echo.Context) error {
 	h.Set("Cache-Control", "no-store")
 
 	now := s.cfg.NowFunc()
+	if blocked, wait := s.failures.empty(s.clientIP(req), now); blocked {
+		h.Set("Retry-After", strconv.FormatInt(max(int64(math.Ceil(wait.Seconds())), 1), 10))
+		return s.respond(c, start, "", resultRateLimited, http.StatusTooManyRequests,
+			"too many pings from your address ended in 404 or 400; retry after the time in Retry-After")
+	}
 	pr, err := parsePath(strings.TrimPrefix(req.URL.Path, "/ping/"))
 	if err != nil {
 		return s.respond(c, start, "", resultBadRequest, http.StatusBadRequest, err.Error())
@@ -72,7 +77,10 @@ func (s *Service) ping(c echo.Context) error {
 	if err == nil {
 		err = res.Err
 	}
-	var verr *monitors.ValidationError
+	var (
+		verr *monitors.ValidationError
+		lerr *monitors.LimitError
+	)
 	switch {
 	case err == nil && res.Created:
 		return s.respond(c, start, kind, resultCreated, http.StatusCreated, "Created")
@@ -84,6 +92,9 @@ func (s *Service) ping(c echo.Context) error {
 		return s.respond(c, start, kind, resultBadRequest, http.StatusBadRequest, verr.Error())
 	case errors.Is(err, monitors.ErrConflict):
 		return s.respond(c, start, kind, resultError, http.StatusConflict, "the monitor could not be created: its slug or ping key is taken")
+	case errors.As(err, &lerr):
+		return s.respond(c, start, kind, resultLimited, http.StatusForbidden,
+			fmt.Sprintf("the monitor was not created: the project has reached its limit of %d monitors (VIGIL_MAX_MONITORS_PER_PROJECT)", lerr.Limit))
 	case errors.Is(err, errStopped), errors.Is(err, context.Canceled):
 		h.Set("Retry-After", "1")
 		return s.respond(c, start, kind, resultUnavailable, http.StatusServiceUnavailable, "not stored: the server is shutting down; try again")
@@ -93,9 +104,13 @@ func (s *Service) ping(c echo.Context) error {
 	}
 }
 
-// respond answers with a short plain text and counts the ping.
+// respond answers with a short plain text and counts the ping; a 404 or
+// 400 also counts against the client's address.
 func (s *Service) respond(c echo.Context, start time.Time, kind, result string, status int, text string) error {
 	s.m.ping(kind, result, time.Since(start))
+	if status == http.StatusNotFound || status == http.StatusBadRequest {
+		s.failures.allow(s.clientIP(c.Request()), s.cfg.NowFunc())
+	}
 	return c.String(status, text)
 }
 

@@ -26,11 +26,23 @@ type Config struct {
 	KeepPings      int
 	KeepRuns       int
 	PruneInterval  time.Duration
+	// KeepHistory is how long resolved incidents are kept, with their
+	// events, deliveries and attempts (VIGIL_KEEP_HISTORY); 0 is
+	// KeepHistoryDefault.
+	KeepHistory time.Duration
+	// MaxMonitorsPerProject bounds the monitors of each project
+	// (VIGIL_MAX_MONITORS_PER_PROJECT); 0 is
+	// monitors.MaxMonitorsPerProjectDefault.
+	MaxMonitorsPerProject int
 	// ShutdownTimeout bounds a shutdown, from SIGTERM to exit (see
 	// Server.Run); 0 is ShutdownTimeoutDefault.
 	ShutdownTimeout time.Duration
 	// Database configures the connection pool and the durability check.
 	Database DatabaseSettings
+
+	// HTTPTimeouts bound each request by route; zero values take the
+	// defaults (see timeouts.go).
+	HTTPTimeouts HTTPTimeouts
 
 	// The settings of each part, declared in the part's file here.
 	Ingest    IngestSettings

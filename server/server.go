@@ -14,7 +14,9 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/vigilhq/vigil/delivery"
 	"github.com/vigilhq/vigil/ingest"
+	"github.com/vigilhq/vigil/keys"
 	"github.com/vigilhq/vigil/monitors"
 )
 
@@ -24,9 +26,18 @@ type Server struct {
 	logger *slog.Logger
 	store  monitors.Store
 	echo   *echo.Echo
+	// queue makes the delivery service on the store's database; delivery
+	// returns the one made.
+	queue        deliveryQueue
+	deliveryOnce sync.Once
+	deliverySvc  *delivery.Service
+	deliveryErr  error
 
 	// Bootstrapped is set when this start created the default project.
 	Bootstrapped *Bootstrap
+	// SetupToken is set when the database had no account at start: the
+	// one-time token of the first-account form (see SetupURL).
+	SetupToken string
 	// Registry holds the metrics of every part, served at /metrics.
 	Registry *prometheus.Registry
 	ingest   *ingest.Service
@@ -85,20 +96,38 @@ func build(ctx context.Context, cfg Config, logger *slog.Logger, serveEarly bool
 		}
 		return nil, err
 	}
-	store, err := openStore(ctx, s.cfg.DatabaseURL, logger, s.cfg.postgresOptions(logger))
+	store, queue, err := openStore(ctx, s.cfg.DatabaseURL, logger, s.cfg.postgresOptions(logger), s.cfg.storeLimits())
 	if err != nil {
 		return fail(err)
 	}
-	s.store = store
+	s.store, s.queue = store, queue
 	s.Bootstrapped, err = BootstrapIfEmpty(ctx, store, cfg.now())
 	if err != nil {
 		_ = store.Close()
 		return fail(err)
 	}
+	users, err := store.UserCount(ctx)
+	if err != nil {
+		_ = store.Close()
+		return fail(fmt.Errorf("count accounts: %w", err))
+	}
+	if users == 0 {
+		s.SetupToken = keys.NewSetupToken()
+	}
 	s.echo = s.routes()
 	ping := store.Ping
 	s.ready.ping.Store(&ping)
 	return s, nil
+}
+
+// SetupURL is the URL that opens the first-account form, valid until an
+// account is made with it or the server restarts; "" when the database had
+// an account at start.
+func (s *Server) SetupURL() string {
+	if s.SetupToken == "" {
+		return ""
+	}
+	return s.cfg.BaseURL + "/setup?token=" + s.SetupToken
 }
 
 // Store returns the server's store.
@@ -129,15 +158,17 @@ func (s *Server) Addr() string { return s.listener.Addr().String() }
 // store is open, startingHandler before.
 func (s *Server) httpServer() *http.Server {
 	return &http.Server{
-		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		Handler: withTimeouts(s.cfg.HTTPTimeouts, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if e := s.routed.Load(); e != nil {
 				e.ServeHTTP(w, r)
 				return
 			}
 			s.startingHandler(w, r)
-		}),
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
+		})),
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeoutMax,
+		WriteTimeout:      writeTimeoutMax,
+		IdleTimeout:       idleTimeout,
 		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
 	}
 }
@@ -222,7 +253,7 @@ func (s *Server) background() []func(context.Context) {
 	return svcs
 }
 
-// pruneLoop keeps the history of each monitor bounded.
+// pruneLoop keeps the history bounded (see pruneOnce).
 func (s *Server) pruneLoop(ctx context.Context) {
 	t := time.NewTicker(s.cfg.PruneInterval)
 	defer t.Stop()
@@ -232,15 +263,6 @@ func (s *Server) pruneLoop(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		n, err := s.store.PingPrune(ctx, &monitors.PingPruneParams{KeepPings: s.cfg.KeepPings, KeepRuns: s.cfg.KeepRuns})
-		if err != nil {
-			if ctx.Err() == nil {
-				s.logger.Error("prune history", "err", err)
-			}
-			continue
-		}
-		if n > 0 {
-			s.logger.Debug("pruned history", "rows", n)
-		}
+		s.pruneOnce(ctx)
 	}
 }
