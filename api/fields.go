@@ -47,6 +47,8 @@ var configFields = []configField{
 		copy: func(d, s *monitors.Monitor) { d.Channels = slices.Clone(s.Channels) }},
 	{name: "retry_policy", equal: func(a, b *monitors.Monitor) bool { return retryPolicyEqual(a.RetryPolicy, b.RetryPolicy) },
 		copy: func(d, s *monitors.Monitor) { d.RetryPolicy = cloneRetryPolicy(s.RetryPolicy) }},
+	{name: "notify_output", equal: func(a, b *monitors.Monitor) bool { return a.HideOutput == b.HideOutput },
+		copy: func(d, s *monitors.Monitor) { d.HideOutput = s.HideOutput }},
 }
 
 // pausedField is the person field of a pause or resume by a person.
@@ -166,6 +168,10 @@ func applyFields(m *monitors.Monitor, f *MonitorFields, obj object, path string)
 		}
 		m.Channels = slices.Clone(*f.Channels)
 		mark("channels")
+	}
+	if f.NotifyOutput != nil {
+		m.HideOutput = !*f.NotifyOutput
+		mark("notify_output")
 	}
 	if obj.has("retry_policy") {
 		m.RetryPolicy = nil

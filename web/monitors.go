@@ -242,6 +242,8 @@ func (h *Handler) loadMonitor(c echo.Context) (*viewer, *monitors.Monitor, error
 
 // occurrence is one entry of a monitor's timeline.
 type occurrence struct {
+	// Anchor is the row's id, which notifications link to.
+	Anchor   string
 	At       *When
 	Outcome  string // a word: succeeded, failed, retried, missed, ...
 	Class    string
@@ -462,7 +464,7 @@ func timeline(v *viewer, runs []*monitors.Run, incidents []*monitors.Incident) [
 	}
 	var items []item
 	for _, r := range runs {
-		o := &occurrence{Attempt: r.Attempt}
+		o := &occurrence{Attempt: r.Attempt, Anchor: monitors.RunAnchor(r.Seq)}
 		at := time.Time{}
 		if r.StartedAt != nil {
 			at = *r.StartedAt

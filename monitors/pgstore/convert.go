@@ -118,7 +118,7 @@ func monitorArgs(m *monitors.Monitor) ([]any, error) {
 		string(m.AlertOnFailure), m.FailureThreshold, m.RecoveryThreshold, string(m.Overlap),
 		nonNil(m.Channels), m.Paused, m.Source, m.Discovered, retry, m.PingKey,
 		m.CreatedAt.UTC(), m.UpdatedAt.UTC(), string(m.State.Status), state, timeOrNil(m.State.LastPingAt),
-		timeOrNil(m.State.Expected), ceilMicro(m.NextDeadlineAt), string(m.Schedule.Dialect),
+		timeOrNil(m.State.Expected), ceilMicro(m.NextDeadlineAt), string(m.Schedule.Dialect), !m.HideOutput,
 	}, nil
 }
 
@@ -127,14 +127,17 @@ func scanMonitor(r pgx.Row, extra ...any) (*monitors.Monitor, error) {
 	var (
 		m            monitors.Monitor
 		retry, state []byte
+		notifyOutput bool
 	)
 	err := r.Scan(append([]any{&m.ID, &m.ProjectID, &m.Name, &m.Slug, &m.Tags, &m.Schedule.Kind, &m.Schedule.Expr,
 		&m.Schedule.TZ, &m.Schedule.EverySeconds, &m.GraceSeconds, &m.MaxRuntimeSeconds, &m.DeadlineSeconds,
 		&m.AlertOnFailure, &m.FailureThreshold, &m.RecoveryThreshold, &m.Overlap, &m.Channels, &m.Paused,
-		&m.Source, &m.Discovered, &retry, &m.PingKey, &m.CreatedAt, &m.UpdatedAt, &state, &m.NextDeadlineAt, &m.Schedule.Dialect}, extra...)...)
+		&m.Source, &m.Discovered, &retry, &m.PingKey, &m.CreatedAt, &m.UpdatedAt, &state, &m.NextDeadlineAt, &m.Schedule.Dialect,
+		&notifyOutput}, extra...)...)
 	if err != nil {
 		return nil, interpret(err)
 	}
+	m.HideOutput = !notifyOutput
 	m.CreatedAt, m.UpdatedAt, m.NextDeadlineAt = m.CreatedAt.UTC(), m.UpdatedAt.UTC(), utcPtr(m.NextDeadlineAt)
 	return &m, plan.DecodeMonitorJSON(&m, state, retry)
 }

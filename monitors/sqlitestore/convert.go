@@ -194,7 +194,7 @@ func monitorArgs(m *monitors.Monitor) ([]any, error) {
 		string(m.AlertOnFailure), m.FailureThreshold, m.RecoveryThreshold, string(m.Overlap),
 		jsonList(m.Channels), m.Paused, m.Source, m.Discovered, retryArg, m.PingKey,
 		micros(m.CreatedAt), micros(m.UpdatedAt), string(m.State.Status), string(state), microsOrNil(m.State.LastPingAt),
-		microsOrNil(m.State.Expected), ceilMicros(m.NextDeadlineAt), string(m.Schedule.Dialect),
+		microsOrNil(m.State.Expected), ceilMicros(m.NextDeadlineAt), string(m.Schedule.Dialect), !m.HideOutput,
 	}, nil
 }
 
@@ -205,14 +205,17 @@ func scanMonitor(r scanner, extra ...any) (*monitors.Monitor, error) {
 		tags, channels strList
 		state          string
 		retry          sql.NullString
+		notifyOutput   bool
 	)
 	err := r.Scan(append([]any{&m.ID, &m.ProjectID, &m.Name, &m.Slug, &tags, &m.Schedule.Kind, &m.Schedule.Expr,
 		&m.Schedule.TZ, &m.Schedule.EverySeconds, &m.GraceSeconds, &m.MaxRuntimeSeconds, &m.DeadlineSeconds,
 		&m.AlertOnFailure, &m.FailureThreshold, &m.RecoveryThreshold, &m.Overlap, &channels, &m.Paused, &m.Source,
-		&m.Discovered, &retry, &m.PingKey, tm{&m.CreatedAt}, tm{&m.UpdatedAt}, &state, tmp{&m.NextDeadlineAt}, &m.Schedule.Dialect}, extra...)...)
+		&m.Discovered, &retry, &m.PingKey, tm{&m.CreatedAt}, tm{&m.UpdatedAt}, &state, tmp{&m.NextDeadlineAt}, &m.Schedule.Dialect,
+		&notifyOutput}, extra...)...)
 	if err != nil {
 		return nil, interpret(err)
 	}
+	m.HideOutput = !notifyOutput
 	m.Tags, m.Channels = tags, channels
 	var retryJSON []byte
 	if retry.Valid {
