@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -319,7 +320,7 @@ func (n *Notification) OutputTail(maxLines, maxChars int) (string, bool) {
 	if n.Ping == nil || maxLines <= 0 || maxChars <= 0 {
 		return "", false
 	}
-	body := strings.TrimRight(strings.ReplaceAll(n.Ping.Body, "\r\n", "\n"), " \t\r\n")
+	body := strings.TrimRight(stripControls(strings.ReplaceAll(n.Ping.Body, "\r\n", "\n")), " \t\n")
 	if strings.TrimSpace(body) == "" {
 		return "", false
 	}
@@ -347,6 +348,48 @@ func (n *Notification) OutputTail(maxLines, maxChars int) (string, bool) {
 		cut = true
 	}
 	return strings.Join(lines[start:], "\n"), cut
+}
+
+// ansiRE matches a terminal escape sequence (CSI), such as a colour.
+var ansiRE = regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]`)
+
+// OutputFor is [Notification.OutputTail] escaped for a channel: the tail
+// of at most maxLines lines whose escaped form, escape(tail), fits in
+// maxChars characters, and whether anything was left out. escape may be
+// nil for text that needs none.
+func (n *Notification) OutputFor(maxLines, maxChars int, escape func(string) string) (string, bool) {
+	if escape == nil {
+		escape = func(s string) string { return s }
+	}
+	chars := maxChars
+	for {
+		tail, cut := n.OutputTail(maxLines, chars)
+		esc := escape(tail)
+		over := utf8.RuneCountInString(esc) - maxChars
+		if over <= 0 {
+			return esc, cut
+		}
+		if chars <= 1 {
+			return "", true
+		}
+		chars -= max(over, 1)
+	}
+}
+
+// stripControls drops control characters but newlines and tabs (terminal
+// colour codes, carriage returns of progress bars), which no channel
+// shows as text.
+func stripControls(s string) string {
+	s = ansiRE.ReplaceAllString(s, "")
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' {
+			return r
+		}
+		if r < ' ' || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return -1
+		}
+		return r
+	}, s)
 }
 
 // FormatZoned renders t in the monitor's zone and in UTC:
@@ -426,7 +469,7 @@ func (n *Notification) Facts() []Fact {
 		case retry:
 			add("Attempt", attemptWord(attempt)+"; the scheduler will retry")
 		case n.Ping != nil || n.Run != nil:
-			add("Attempt", attemptWord(attempt)+"; final, no retry announced")
+			add("Attempt", attemptWord(attempt)+", final: no retry announced")
 		}
 	}
 	if d := n.duration(); d != "" {
@@ -469,9 +512,9 @@ func (n *Notification) scheduleFact() string {
 
 func attemptWord(attempt int) string {
 	if attempt <= 0 {
-		return "attempt not reported"
+		return "not reported"
 	}
-	return "attempt " + strconv.Itoa(attempt)
+	return strconv.Itoa(attempt)
 }
 
 func (n *Notification) exitCode() *int {
