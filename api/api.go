@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/vigilhq/vigil/keys"
+	"github.com/vigilhq/vigil/manage"
 	"github.com/vigilhq/vigil/monitors"
 )
 
@@ -77,6 +78,7 @@ type Config struct {
 // Handler serves the management API and badges.
 type Handler struct {
 	store      monitors.Store
+	manage     *manage.Service // what a person changes, as the dashboard
 	baseURL    string
 	now        func() time.Time
 	log        *slog.Logger
@@ -110,6 +112,7 @@ func New(cfg Config) (*Handler, error) {
 	if h.now == nil {
 		h.now = time.Now
 	}
+	h.manage = manage.New(cfg.Store, h.now)
 	h.routes = h.table()
 	if cfg.Registerer != nil {
 		m, err := newRequestMetrics(cfg.Registerer)

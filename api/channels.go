@@ -34,14 +34,10 @@ func configError(err error) error {
 	return invalidf("config", "%s", msg)
 }
 
+// checkChannelName checks a channel's name early, so that its error comes
+// before any of the config's; the service checks it again.
 func checkChannelName(name string) error {
-	if strings.TrimSpace(name) == "" {
-		return invalidf("name", "must not be empty")
-	}
-	if len(name) > 200 {
-		return invalidf("name", "must be at most 200 characters")
-	}
-	return nil
+	return (&monitors.Channel{Name: strings.TrimSpace(name)}).Validate()
 }
 
 // listChannels answers GET /api/v1/channels.
@@ -111,7 +107,7 @@ func (h *Handler) createChannel(c echo.Context, rq *request) error {
 	if err != nil {
 		return err
 	}
-	ch, err := h.store.ChannelCreate(c.Request().Context(), &monitors.ChannelCreateParams{
+	ch, err := h.manage.ChannelCreate(c.Request().Context(), &monitors.ChannelCreateParams{
 		ID: keys.NewID(), ProjectID: rq.key.ProjectID, Kind: kind.Name(), Name: strings.TrimSpace(*in.Name),
 		Config: config, IsDefault: in.IsDefault != nil && *in.IsDefault, Now: h.now()})
 	if errors.Is(err, monitors.ErrConflict) {
@@ -147,7 +143,7 @@ func (h *Handler) patchChannel(c echo.Context, rq *request) error {
 	}
 	now := h.now()
 	var forgotten []string
-	ch, err := h.store.ChannelModify(c.Request().Context(), &monitors.ChannelModifyParams{
+	ch, err := h.manage.ChannelModify(c.Request().Context(), &monitors.ChannelModifyParams{
 		ProjectID: rq.key.ProjectID, ID: id,
 		Fn: func(ch *monitors.Channel) error {
 			old := *ch

@@ -6,99 +6,20 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/vigilhq/vigil/manage"
 	"github.com/vigilhq/vigil/monitors"
 )
 
-// configField is a monitor setting a person or a source sets: how to tell
-// whether two monitors agree on it, and how to copy it from one to another.
-type configField struct {
-	name  string
-	equal func(a, b *monitors.Monitor) bool
-	copy  func(dst, src *monitors.Monitor)
-	// state is set for fields the state machine judges by, whose change
-	// calls for monitors.Reconfigure.
-	state bool
-}
+// The settings of a monitor and the person fields are manage's rules,
+// which the dashboard follows too.
+var configFields = manage.ConfigFields
 
-// configFields are the settings of a monitor, slug excepted: the slug
-// names the monitor, in a source's declarations and in ping URLs.
-var configFields = []configField{
-	{name: "name", equal: func(a, b *monitors.Monitor) bool { return a.Name == b.Name },
-		copy: func(d, s *monitors.Monitor) { d.Name = s.Name }},
-	{name: "tags", equal: func(a, b *monitors.Monitor) bool { return slices.Equal(a.Tags, b.Tags) },
-		copy: func(d, s *monitors.Monitor) { d.Tags = slices.Clone(s.Tags) }},
-	{name: "schedule", state: true, equal: func(a, b *monitors.Monitor) bool { return a.Schedule == b.Schedule },
-		copy: func(d, s *monitors.Monitor) { d.Schedule = s.Schedule }},
-	{name: "grace_seconds", state: true, equal: func(a, b *monitors.Monitor) bool { return a.GraceSeconds == b.GraceSeconds },
-		copy: func(d, s *monitors.Monitor) { d.GraceSeconds = s.GraceSeconds }},
-	{name: "max_runtime_seconds", state: true, equal: func(a, b *monitors.Monitor) bool { return a.MaxRuntimeSeconds == b.MaxRuntimeSeconds },
-		copy: func(d, s *monitors.Monitor) { d.MaxRuntimeSeconds = s.MaxRuntimeSeconds }},
-	{name: "deadline_seconds", state: true, equal: func(a, b *monitors.Monitor) bool { return a.DeadlineSeconds == b.DeadlineSeconds },
-		copy: func(d, s *monitors.Monitor) { d.DeadlineSeconds = s.DeadlineSeconds }},
-	{name: "alert_on_failure", state: true, equal: func(a, b *monitors.Monitor) bool { return a.AlertOnFailure == b.AlertOnFailure },
-		copy: func(d, s *monitors.Monitor) { d.AlertOnFailure = s.AlertOnFailure }},
-	{name: "failure_threshold", state: true, equal: func(a, b *monitors.Monitor) bool { return a.FailureThreshold == b.FailureThreshold },
-		copy: func(d, s *monitors.Monitor) { d.FailureThreshold = s.FailureThreshold }},
-	{name: "recovery_threshold", state: true, equal: func(a, b *monitors.Monitor) bool { return a.RecoveryThreshold == b.RecoveryThreshold },
-		copy: func(d, s *monitors.Monitor) { d.RecoveryThreshold = s.RecoveryThreshold }},
-	{name: "overlap", state: true, equal: func(a, b *monitors.Monitor) bool { return a.Overlap == b.Overlap },
-		copy: func(d, s *monitors.Monitor) { d.Overlap = s.Overlap }},
-	{name: "channels", equal: func(a, b *monitors.Monitor) bool { return slices.Equal(a.Channels, b.Channels) },
-		copy: func(d, s *monitors.Monitor) { d.Channels = slices.Clone(s.Channels) }},
-	{name: "retry_policy", equal: func(a, b *monitors.Monitor) bool { return retryPolicyEqual(a.RetryPolicy, b.RetryPolicy) },
-		copy: func(d, s *monitors.Monitor) { d.RetryPolicy = cloneRetryPolicy(s.RetryPolicy) }},
-	{name: "notify_output", equal: func(a, b *monitors.Monitor) bool { return a.HideOutput == b.HideOutput },
-		copy: func(d, s *monitors.Monitor) { d.HideOutput = s.HideOutput }},
-}
+const pausedField = manage.PausedField
 
-// pausedField is the person field of a pause or resume by a person.
-const pausedField = "paused"
-
-// personFieldNames are the names a person_fields list may hold.
-func personFieldNames() []string {
-	names := make([]string, 0, len(configFields)+1)
-	for _, f := range configFields {
-		names = append(names, f.name)
-	}
-	return append(names, pausedField)
-}
-
-func retryPolicyEqual(a, b *monitors.RetryPolicy) bool {
-	if a == nil || b == nil {
-		return a == nil && b == nil
-	}
-	return a.Name == b.Name && a.MaxRetries == b.MaxRetries && slices.Equal(a.MaxDelaysSeconds, b.MaxDelaysSeconds)
-}
-
-func cloneRetryPolicy(p *monitors.RetryPolicy) *monitors.RetryPolicy {
-	if p == nil {
-		return nil
-	}
-	c := *p
-	c.MaxDelaysSeconds = slices.Clone(p.MaxDelaysSeconds)
-	return &c
-}
-
-// stateChanged reports whether a and b differ in a field the state machine
-// judges by.
-func stateChanged(a, b *monitors.Monitor) bool {
-	for _, f := range configFields {
-		if f.state && !f.equal(a, b) {
-			return true
-		}
-	}
-	return false
-}
-
-// configChanged reports whether a and b differ in any setting.
-func configChanged(a, b *monitors.Monitor) bool {
-	for _, f := range configFields {
-		if !f.equal(a, b) {
-			return true
-		}
-	}
-	return false
-}
+func personFieldNames() []string                { return manage.PersonFieldNames() }
+func stateChanged(a, b *monitors.Monitor) bool  { return manage.StateChanged(a, b) }
+func configChanged(a, b *monitors.Monitor) bool { return manage.ConfigChanged(a, b) }
+func mergeFields(lists ...[]string) []string    { return manage.MergeFields(lists...) }
 
 // applyFields sets the fields f has (and obj, as received, names) on m,
 // prefixing error fields with path. It returns the JSON names of the
@@ -168,10 +89,6 @@ func applyFields(m *monitors.Monitor, f *MonitorFields, obj object, path string)
 		}
 		m.Channels = slices.Clone(*f.Channels)
 		mark("channels")
-	}
-	if f.NotifyOutput != nil {
-		m.HideOutput = !*f.NotifyOutput
-		mark("notify_output")
 	}
 	if obj.has("retry_policy") {
 		m.RetryPolicy = nil
@@ -269,23 +186,4 @@ func checkPersonFields(list []string) error {
 		}
 	}
 	return noDuplicates(list, "person_fields")
-}
-
-// mergeFields returns the union of lists, sorted in the order of
-// personFieldNames.
-func mergeFields(lists ...[]string) []string {
-	out := []string{}
-	for _, name := range personFieldNames() {
-		for _, l := range lists {
-			if slices.Contains(l, name) {
-				out = append(out, name)
-				break
-			}
-		}
-	}
-	return out
-}
-
-func without(list []string, name string) []string {
-	return slices.DeleteFunc(slices.Clone(list), func(v string) bool { return v == name })
 }

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/vigilhq/vigil/keys"
+	"github.com/vigilhq/vigil/manage"
 	"github.com/vigilhq/vigil/monitors"
 )
 
@@ -82,7 +82,7 @@ func (h *Handler) createMonitor(c echo.Context, rq *request) error {
 	if err := h.checkChannels(c.Request().Context(), rq, m.Channels, "channels"); err != nil {
 		return err
 	}
-	if err := h.store.MonitorInsert(c.Request().Context(), m); err != nil {
+	if err := h.manage.MonitorCreate(c.Request().Context(), m); err != nil {
 		if errors.Is(err, monitors.ErrConflict) {
 			return conflictf("slug", "%q is already used by another monitor of this project", m.Slug)
 		}
@@ -116,52 +116,9 @@ func (h *Handler) patchMonitor(c echo.Context, rq *request) error {
 			return err
 		}
 	}
-	now := h.now()
-	m, fields, err := h.store.MonitorPatch(c.Request().Context(), &monitors.MonitorPatchParams{
-		ProjectID: rq.key.ProjectID, ID: id,
-		Fn: func(m *monitors.Monitor, pf []string) (*monitors.Transition, []string, error) {
-			old := *m
-			set, err := applyFields(m, &in.MonitorFields, obj, "")
-			if err != nil {
-				return nil, nil, err
-			}
-			if m.Slug != old.Slug && old.Source != "" && (in.Source == nil || *in.Source != "") {
-				return nil, nil, invalidf("slug", "the slug of a monitor declared by source %q is the source's: change it there, or take the monitor from the source with \"source\": \"\"", old.Source)
-			}
-			if in.Source != nil && *in.Source != old.Source {
-				// The monitor is the new source's once it declares it.
-				m.Source, m.Discovered = *in.Source, false
-			}
-			if err := validateMonitor(m, ""); err != nil {
-				return nil, nil, err
-			}
-			base := pf
-			if in.PersonFields != nil {
-				base = *in.PersonFields
-			}
-			fields := mergeFields(base, set)
-			var tr *monitors.Transition
-			switch {
-			case in.Paused != nil && *in.Paused:
-				fields = mergeFields(fields, []string{pausedField})
-				tr, err = monitors.Pause(m, now)
-			case in.Paused != nil:
-				fields = without(fields, pausedField)
-				if m.Paused {
-					tr, err = monitors.Resume(m, now)
-				}
-			case stateChanged(&old, m):
-				tr, err = monitors.Reconfigure(m, now)
-			}
-			if err != nil {
-				return nil, nil, err
-			}
-			if configChanged(&old, m) || m.Paused != old.Paused || m.Source != old.Source || m.Slug != old.Slug ||
-				!slices.Equal(fields, mergeFields(pf)) {
-				m.UpdatedAt = now
-			}
-			return tr, fields, nil
-		},
+	m, fields, err := h.manage.MonitorChange(c.Request().Context(), &manage.MonitorChange{
+		ProjectID: rq.key.ProjectID, ID: id, Paused: in.Paused, Source: in.Source, PersonFields: in.PersonFields,
+		Apply: func(m *monitors.Monitor) ([]string, error) { return applyFields(m, &in.MonitorFields, obj, "") },
 	})
 	if errors.Is(err, monitors.ErrNotFound) {
 		return notFound("monitor", id)
@@ -178,7 +135,7 @@ func (h *Handler) patchMonitor(c echo.Context, rq *request) error {
 // deleteMonitor answers DELETE /api/v1/monitors/{id}.
 func (h *Handler) deleteMonitor(c echo.Context, rq *request) error {
 	id := pathParam(c, "id")
-	err := h.store.MonitorDelete(c.Request().Context(), rq.key.ProjectID, id)
+	err := h.manage.MonitorDelete(c.Request().Context(), rq.key.ProjectID, id)
 	if errors.Is(err, monitors.ErrNotFound) {
 		return notFound("monitor", id)
 	}
@@ -198,25 +155,7 @@ func (h *Handler) resumeMonitor(c echo.Context, rq *request) error { return h.se
 // a person paused stays paused when its source declares it again.
 func (h *Handler) setPaused(c echo.Context, rq *request, paused bool) error {
 	id := pathParam(c, "id")
-	now := h.now()
-	m, fields, err := h.store.MonitorPatch(c.Request().Context(), &monitors.MonitorPatchParams{
-		ProjectID: rq.key.ProjectID, ID: id,
-		Fn: func(m *monitors.Monitor, pf []string) (*monitors.Transition, []string, error) {
-			if m.Paused == paused {
-				if paused {
-					return nil, mergeFields(pf, []string{pausedField}), nil
-				}
-				return nil, without(pf, pausedField), nil
-			}
-			m.UpdatedAt = now
-			if paused {
-				tr, err := monitors.Pause(m, now)
-				return tr, mergeFields(pf, []string{pausedField}), err
-			}
-			tr, err := monitors.Resume(m, now)
-			return tr, without(pf, pausedField), err
-		},
-	})
+	m, fields, err := h.manage.MonitorSetPaused(c.Request().Context(), rq.key.ProjectID, id, paused)
 	if errors.Is(err, monitors.ErrNotFound) {
 		return notFound("monitor", id)
 	}

@@ -187,13 +187,13 @@ func planDeclaration(source string, want, current []*monitors.Monitor, personFie
 		m := *cur
 		var overridden []string
 		for _, f := range configFields {
-			if slices.Contains(pf, f.name) {
-				if !f.equal(cur, w) {
-					overridden = append(overridden, f.name)
+			if slices.Contains(pf, f.Name) {
+				if !f.Equal(cur, w) {
+					overridden = append(overridden, f.Name)
 				}
 				continue
 			}
-			f.copy(&m, w)
+			f.Copy(&m, w)
 		}
 		m.Discovered = true
 		var (

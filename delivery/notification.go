@@ -86,6 +86,13 @@ func DeliveryID(d *monitors.Delivery) string {
 
 func notificationMonitor(m *monitors.Monitor, now time.Time, baseURL string) notifiers.Monitor {
 	words, zone := m.Schedule.Words()
+	if zone != "" {
+		words += ", " + zone
+	}
+	tz := ""
+	if m.Schedule.Kind != monitors.ScheduleInterval {
+		tz = m.Schedule.TZ
+	}
 	return notifiers.Monitor{
 		ID:             m.ID,
 		Name:           m.Name,
@@ -95,7 +102,7 @@ func notificationMonitor(m *monitors.Monitor, now time.Time, baseURL string) not
 		URL:            MonitorURL(baseURL, m.ID),
 		Schedule:       m.Schedule.Describe(),
 		ScheduleWords:  words,
-		Zone:           zone,
+		Zone:           tz,
 		LastPingAt:     timeOrNil(m.State.LastPingAt),
 		NextExpectedAt: timeOrNil(m.State.Expected),
 	}

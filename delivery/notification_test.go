@@ -31,7 +31,7 @@ func TestNewNotification(t *testing.T) {
 			Summary: "nightly-import ran again", Details: "Incident: " + in.Summary},
 		Monitor: notifiers.Monitor{ID: "mon 1", Name: "Nightly import", Slug: "nightly-import", Status: "up",
 			Tags: []string{"etl"}, URL: baseURL + "/monitors/mon%201", Schedule: "0 2 * * * (Europe/Berlin)",
-			ScheduleWords: "at 02:00 every day", Zone: "Europe/Berlin", LastPingAt: &lastPing},
+			ScheduleWords: "at 02:00 every day, Europe/Berlin", Zone: "Europe/Berlin", LastPingAt: &lastPing},
 		SentAt:     resolved.Add(time.Second),
 		BaseURL:    baseURL,
 		DeliveryID: "inc_1.7",

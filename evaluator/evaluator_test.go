@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -540,4 +541,68 @@ func histogramOf(t *testing.T, g prometheus.Gatherer, name string) interface {
 
 func countDetections(logs string) int {
 	return strings.Count(logs, "monitors due during the gap get a fresh grace window")
+}
+
+// TestConcurrentRetryChainsOneGoesSilent runs three Hangfire retry chains
+// of an hourly job at once, through the store and the evaluator with a set
+// clock: the 02:00 chain's announced retry never comes, and its missed
+// incident opens within grace of that retry; the 01:00 and 03:00 chains,
+// and the occurrences after them, neither end it nor are disturbed by it.
+func TestConcurrentRetryChainsOneGoesSilent(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, b *testBundle) {
+		m := b.monitor(t, "hourly-sync", func(m *monitors.Monitor) {
+			m.Schedule = monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: "0 * * * *", TZ: "UTC"}
+			m.Overlap = monitors.OverlapIgnore
+		})
+		day := time.Date(2026, 3, 3, 0, 0, 0, 0, time.UTC)
+		h := func(n int) time.Time { return day.Add(time.Duration(n) * time.Hour) }
+		silent := storetest.HangfireChain(h(2), 8, storetest.ChainGoesSilent, true)
+		awaited := *silent[len(silent)-1].RetryAt
+		pings := slices.Concat(storetest.HangfireChain(h(0), 1, storetest.ChainSucceeds, true),
+			storetest.HangfireChain(h(1), 11, storetest.ChainSucceeds, true), silent,
+			storetest.HangfireChain(h(3), 10, storetest.ChainSucceeds, true))
+		for n := 4; n <= 8; n++ {
+			pings = append(pings, storetest.HangfireChain(h(n), 1, storetest.ChainSucceeds, true)...)
+		}
+		slices.SortStableFunc(pings, func(a, b monitors.Ping) int { return a.At.Compare(b.At) })
+
+		// A pass every 30 seconds, as vigil serve runs, with the pings
+		// recorded as their time comes.
+		var alive int
+		now := h(0)
+		for _, p := range pings {
+			if p.At.After(now) {
+				b.tick(t, now, p.At)
+				now = p.At
+			}
+			storetest.MustRecord(t, b.store, &monitors.PingRecordParams{PingKey: m.PingKey, Ping: p})
+			if got := b.get(t, m); len(got.State.Retries) > alive {
+				alive = len(got.State.Retries)
+			}
+		}
+		b.tick(t, now, h(9))
+		require.Equal(t, 3, alive, "three chains were alive at once")
+
+		ins := b.incidents(t, m)
+		require.Len(t, ins, 1)
+		in := ins[0]
+		require.Equal(t, monitors.IncidentMissed, in.Kind)
+		due := awaited.Add(m.Grace())
+		require.False(t, in.OpenedAt.Before(due), "not before its retry plus grace")
+		require.True(t, in.OpenedAt.Before(due.Add(30*time.Second)), "opened %s, due %s: within a pass of it", in.OpenedAt, due)
+		require.Contains(t, in.Summary, "retry attempt 9 of the occurrence of 2026-03-03 02:00 UTC")
+		require.Nil(t, in.ResolvedAt, "the other chains' attempts do not end it")
+		got := b.get(t, m)
+		require.Equal(t, monitors.StatusDown, got.State.Status)
+		require.Empty(t, got.State.Retries, "01:00 and 03:00 ran to their end, each retry as announced")
+		b.requireEvents(t)
+	})
+}
+
+func (b *testBundle) get(t *testing.T, m *monitors.Monitor) *monitors.Monitor {
+	t.Helper()
+	got, err := b.store.MonitorGet(b.ctx, b.prj.ID, m.ID)
+	require.NoError(t, err)
+	return got
 }

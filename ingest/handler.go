@@ -60,7 +60,7 @@ func (s *Service) ping(c echo.Context) error {
 	p := &monitors.PingRecordParams{
 		PingKey: pr.PingKey, ProjectPingKey: pr.ProjectPingKey, Slug: pr.Slug, Create: pr.Create,
 		Ping: monitors.Ping{
-			Kind: pr.Kind, At: now, RID: pr.RID, Attempt: pr.Attempt, RetryAt: pr.RetryAt,
+			Kind: pr.Kind, At: now, RID: pr.RID, Attempt: pr.Attempt, RetryAt: pr.RetryAt, ScheduledAt: pr.ScheduledAt,
 			ExitCode: pr.ExitCode, DurationMS: pr.DurationMS, Body: body, BodyTruncated: truncated,
 			RemoteAddr: s.clientIP(req), UserAgent: cut(req.UserAgent(), userAgentMaxLen),
 		},

@@ -58,12 +58,14 @@ type pingRequest struct {
 	Slug           string
 	Create         bool
 
-	Kind       monitors.PingKind
-	ExitCode   *int
-	RID        string
-	Attempt    int
-	RetryAt    *time.Time
-	DurationMS *int64
+	Kind     monitors.PingKind
+	ExitCode *int
+	RID      string
+	Attempt  int
+	RetryAt  *time.Time
+	// ScheduledAt names the occurrence the run belongs to.
+	ScheduledAt *time.Time
+	DurationMS  *int64
 }
 
 // limitKey is the key the rate limit counts pings under: the monitor's ping
@@ -240,6 +242,18 @@ func (r *pingRequest) parseQuery(rawQuery string, now time.Time) error {
 	// it is checked but not kept.
 	if r.Kind == monitors.PingFail {
 		r.RetryAt = retry
+	}
+	if v, ok, err := get("scheduled_at"); err != nil {
+		return err
+	} else if ok {
+		t, err := time.Parse(time.RFC3339, v)
+		if err != nil {
+			return badRequest("scheduled_at", "scheduled_at %s is not an RFC 3339 time such as 2026-01-02T15:04:05Z", quote(v))
+		}
+		// Any time is taken: one that cannot be the run's occurrence (a
+		// host clock far off) is judged as no scheduled_at at all (see
+		// monitors.ScheduledAtAhead), rather than losing the ping.
+		r.ScheduledAt = &t
 	}
 	if v, ok, err := get("duration_ms"); err != nil {
 		return err

@@ -96,6 +96,8 @@ func TestParseBadInput(t *testing.T) {
 		{"duration negative", uuidKey, "duration_ms=-1", "duration_ms", `duration_ms "-1"`},
 		{"duration absurd", uuidKey, "duration_ms=99999999999999", "duration_ms", "366 days"},
 		{"malformed query", uuidKey, "rid=%zz", "query", "malformed"},
+		{"scheduled_at not RFC 3339", uuidKey, "scheduled_at=1767236400", "scheduled_at", "is not an RFC 3339 time"},
+		{"scheduled_at twice", uuidKey, "scheduled_at=2026-03-02T09:00:00Z&scheduled_at=2026-03-02T08:00:00Z", "scheduled_at", "more than once"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -127,6 +129,13 @@ func TestParseQuery(t *testing.T) {
 	r, err = parsePing(uuidKey+"/fail", "retry_at=2026-03-02T08:59:30Z", t0)
 	require.NoError(t, err, "within the allowed clock skew")
 	require.NotNil(t, r.RetryAt)
+
+	r, err = parsePing(uuidKey+"/fail", "scheduled_at=2026-03-02T05:00:00%2B01:00&retry_in=60", t0)
+	require.NoError(t, err)
+	require.True(t, r.ScheduledAt.Equal(t0.Add(-5*time.Hour)), "the occurrence of a retry chain hours old")
+	r, err = parsePing(uuidKey+"/start", "scheduled_at=2000-01-01T00:00:00Z", t0)
+	require.NoError(t, err, "a host clock far off loses no ping")
+	require.NotNil(t, r.ScheduledAt)
 
 	r, err = parsePing(uuidKey, "retry_in=60", t0)
 	require.NoError(t, err, "a retry on a success is checked, not refused")

@@ -366,13 +366,16 @@ const (
 
 // Ping is one received ping.
 type Ping struct {
-	ID            int64
-	MonitorID     string
-	Kind          PingKind
-	At            time.Time
-	RID           string
-	Attempt       int // 0: not given
-	RetryAt       *time.Time
+	ID        int64
+	MonitorID string
+	Kind      PingKind
+	At        time.Time
+	RID       string
+	Attempt   int // 0: not given
+	RetryAt   *time.Time
+	// ScheduledAt is the scheduled fire time of the occurrence the run
+	// belongs to, when the job says (scheduled_at); nil otherwise.
+	ScheduledAt   *time.Time
 	ExitCode      *int
 	DurationMS    *int64
 	Body          string

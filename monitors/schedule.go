@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/vigilhq/vigil/monitors/cron"
+	"github.com/vigilhq/vigil/monitors/cron/quartz"
 )
 
 // Schedule computes a monitor's occurrences.
@@ -55,27 +56,48 @@ func (s *CronSchedule) Expr() *cron.Expr { return s.expr }
 // Describe returns the schedule in plain words, with its zone.
 func (s *CronSchedule) Describe() string { return s.expr.Describe() + " (" + s.loc.String() + ")" }
 
-// RobfigSchedule is a cron expression read and computed by robfig/cron v3
-// (the robfig dialect), in a time zone.
-type RobfigSchedule struct {
-	expr *cron.Robfig
-	loc  *time.Location
+// Words returns the expression in plain words, without the zone.
+func (s *CronSchedule) Words() string { return s.expr.Describe() }
+
+// dialectExpr is an expression of the robfig or quartz dialect: its
+// engine's fire times in a zone, and its words.
+type dialectExpr interface {
+	Next(t time.Time, loc *time.Location) time.Time
+	Prev(t time.Time, loc *time.Location) time.Time
+	Describe() string
 }
 
-// Next returns robfig's first fire time strictly after t.
-func (s *RobfigSchedule) Next(t time.Time) time.Time { return s.expr.Next(t, s.loc) }
+// DialectSchedule is a cron expression of the robfig dialect (computed by
+// robfig/cron itself) or the quartz dialect (package cron/quartz), in a
+// time zone.
+type DialectSchedule struct {
+	expr    dialectExpr
+	loc     *time.Location
+	dialect Dialect
+}
 
-// Prev returns the last fire time strictly before t.
-func (s *RobfigSchedule) Prev(t time.Time) time.Time { return s.expr.Prev(t, s.loc) }
+// Next returns the dialect's first fire time strictly after t.
+func (s *DialectSchedule) Next(t time.Time) time.Time { return s.expr.Next(t, s.loc) }
+
+// Prev returns the dialect's last fire time strictly before t.
+func (s *DialectSchedule) Prev(t time.Time) time.Time { return s.expr.Prev(t, s.loc) }
 
 // Location returns the schedule's zone: a CRON_TZ= prefix's, or tz's.
-func (s *RobfigSchedule) Location() *time.Location { return s.loc }
+func (s *DialectSchedule) Location() *time.Location { return s.loc }
 
-// Describe returns the schedule in plain words, with its zone, or "" when
-// there are none.
-func (s *RobfigSchedule) Describe() string {
-	if d := s.expr.Describe(); d != "" {
-		return d + " (" + s.loc.String() + ")"
+// Dialect returns the schedule's dialect.
+func (s *DialectSchedule) Dialect() Dialect { return s.dialect }
+
+// Words returns the expression in plain words, without the zone, or ""
+// when there are none.
+func (s *DialectSchedule) Words() string { return s.expr.Describe() }
+
+// ScheduleWords returns a schedule's expression in plain words, without its
+// zone, or "" when it has none (intervals, and expressions the words
+// cannot say).
+func ScheduleWords(s Schedule) string {
+	if w, ok := s.(interface{ Words() string }); ok {
+		return w.Words()
 	}
 	return ""
 }
@@ -169,9 +191,13 @@ func parseCron(spec ScheduleSpec, loc *time.Location) (Schedule, error) {
 		if z := e.Zone(); z != nil {
 			loc = z
 		}
-		sched = &RobfigSchedule{expr: e, loc: loc}
+		sched = &DialectSchedule{expr: e, loc: loc, dialect: dialect}
 	case DialectQuartz:
-		return nil, invalid("schedule.dialect", "quartz is not available yet")
+		e, err := quartz.Parse(spec.Expr)
+		if err != nil {
+			return nil, invalid("schedule.expr", "%s%s", err, dialectHint(spec.Expr, dialect))
+		}
+		sched = &DialectSchedule{expr: e, loc: loc, dialect: dialect}
 	default:
 		return nil, invalid("schedule.dialect", "%q is not one of cronie, robfig, quartz", spec.Dialect)
 	}
@@ -208,6 +234,8 @@ func validIn(expr string, d Dialect) bool {
 		_, err = cron.Parse(expr)
 	case DialectRobfig:
 		_, err = cron.ParseRobfig(expr)
+	case DialectQuartz:
+		_, err = quartz.Parse(expr)
 	default:
 		return false
 	}

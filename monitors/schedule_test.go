@@ -26,6 +26,10 @@ func TestScheduleDialects(t *testing.T) {
 		{cron("@every 9000h", "", monitors.DialectRobfig), "schedule.expr", "@every must be between 1s and 366 days"},
 		{cron("@every 1h", "", monitors.DialectCronie), "schedule.expr", `set schedule.dialect to "robfig"`},
 		{cron("0 0 2 * * * *", "", monitors.DialectRobfig), "schedule.expr", "robfig/cron"},
+		{cron("30 2 * * *", "", monitors.DialectQuartz), "schedule.expr",
+			"seconds first (in the quartz dialect; it is valid in the cronie and robfig dialects"},
+		{cron("0 0 2 * * *", "", monitors.DialectQuartz), "schedule.expr", "write ? in one of them"},
+		{cron("0 0 2 ? * 1#2 2019", "", monitors.DialectQuartz), "schedule.expr", "never fires"},
 	} {
 		_, err := monitors.ValidateSchedule(tt.spec)
 		var ve *monitors.ValidationError
@@ -51,6 +55,13 @@ func TestScheduleDialects(t *testing.T) {
 	s, err = monitors.ValidateSchedule(cron("@every 15m", "", monitors.DialectRobfig))
 	require.NoError(t, err)
 	require.Equal(t, monitors.Interval{Every: 15 * time.Minute}, s, "an interval from the previous run")
+
+	s, err = monitors.ValidateSchedule(cron("0 30 2 ? * 1#2", "America/New_York", monitors.DialectQuartz))
+	require.NoError(t, err)
+	from = time.Date(2026, 3, 1, 0, 0, 0, 0, s.Location())
+	require.Equal(t, "2026-04-12T02:30:00-04:00", s.Next(from).In(s.Location()).Format(time.RFC3339), "Quartz skips 8 March")
+	require.Equal(t, "at 02:30 on the second Sunday of the month", monitors.ScheduleWords(s))
+	require.Equal(t, "0 30 2 ? * 1#2 (America/New_York, quartz)", cron("0 30 2 ? * 1#2", "America/New_York", monitors.DialectQuartz).Describe())
 
 	m := &monitors.Monitor{Name: "x", Schedule: monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: "0 2 * * *"}}
 	m.ApplyDefaults()

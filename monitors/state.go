@@ -1,7 +1,9 @@
 package monitors
 
 import (
+	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -18,8 +20,17 @@ type State struct {
 	// DeadlineOcc is the oldest occurrence still waiting for a success, when
 	// the monitor has a deadline.
 	DeadlineOcc time.Time `json:"deadline_occ,omitzero"`
-	// Retry is set while a failed attempt waits for its announced retry.
-	Retry *RetryWait `json:"retry,omitempty"`
+	// DeadlineDone are later occurrences than DeadlineOcc that already
+	// succeeded (a ping with scheduled_at can succeed out of order), oldest
+	// first.
+	DeadlineDone []time.Time `json:"deadline_done,omitempty"`
+	// Retries are the announced retries that have not arrived yet: one per
+	// retry chain, that is per occurrence still being retried, in the order
+	// the chains began.
+	Retries []RetryWait `json:"retries,omitempty"`
+	// Missed says which occurrence the open missed incident is about; nil
+	// when none is open (or it was opened before this was kept).
+	Missed *MissedOcc `json:"missed,omitempty"`
 	// Runs are the open runs, oldest first.
 	Runs   []OpenRun `json:"runs,omitempty"`
 	RunSeq int64     `json:"run_seq,omitempty"`
@@ -34,11 +45,109 @@ type State struct {
 	Hold *Hold `json:"hold,omitempty"`
 }
 
-// RetryWait is an announced retry that has not arrived yet.
+// RetryWait is an announced retry that has not arrived yet: the head of
+// the retry chain of one occurrence.
 type RetryWait struct {
 	At      time.Time `json:"at"`
 	Attempt int       `json:"attempt,omitempty"` // the attempt number expected next, 0 when unknown
 	FailAt  time.Time `json:"fail_at"`
+	// Occ is the occurrence the chain retries: the failed ping's
+	// scheduled_at, or (Keyed false) the occurrence its time falls in.
+	Occ   time.Time `json:"occ,omitzero"`
+	Keyed bool      `json:"keyed,omitempty"`
+}
+
+// MissedOcc is what an open missed incident is about.
+type MissedOcc struct {
+	// Occ is the occurrence that had no ping, or whose retry did not come.
+	Occ time.Time `json:"occ"`
+	// Retry is set when a retry chain went silent: then only a ping of
+	// that occurrence ends the incident. Otherwise a ping of it or of any
+	// later occurrence does.
+	Retry bool `json:"retry,omitempty"`
+}
+
+// MaxRetryChains bounds the retry chains kept per monitor; a chain
+// beginning beyond it drops the oldest.
+const MaxRetryChains = 100
+
+// UnmarshalJSON reads a state, including one stored before retry chains
+// were kept per occurrence (a single "retry").
+func (s *State) UnmarshalJSON(b []byte) error {
+	type plain State
+	var v struct {
+		plain
+		Retry *RetryWait `json:"retry"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*s = State(v.plain)
+	if v.Retry != nil && len(s.Retries) == 0 {
+		s.Retries = []RetryWait{*v.Retry}
+	}
+	return nil
+}
+
+// NextRetry returns the awaited retry due first, or nil when no retry
+// chain is waiting.
+func (s *State) NextRetry() *RetryWait {
+	var next *RetryWait
+	for i := range s.Retries {
+		if next == nil || s.Retries[i].At.Before(next.At) {
+			next = &s.Retries[i]
+		}
+	}
+	return next
+}
+
+// UTC returns a copy of s with every instant in UTC, as stores write it.
+func (s State) UTC() State {
+	s.LastPingAt = s.LastPingAt.UTC()
+	s.LastSuccessAt = s.LastSuccessAt.UTC()
+	s.Expected = s.Expected.UTC()
+	s.DeadlineOcc = s.DeadlineOcc.UTC()
+	if len(s.DeadlineDone) > 0 {
+		done := make([]time.Time, len(s.DeadlineDone))
+		for i, t := range s.DeadlineDone {
+			done[i] = t.UTC()
+		}
+		s.DeadlineDone = done
+	}
+	if len(s.Retries) > 0 {
+		rs := make([]RetryWait, len(s.Retries))
+		for i, r := range s.Retries {
+			r.At, r.FailAt, r.Occ = r.At.UTC(), r.FailAt.UTC(), r.Occ.UTC()
+			rs[i] = r
+		}
+		s.Retries = rs
+	}
+	if s.Missed != nil {
+		m := *s.Missed
+		m.Occ = m.Occ.UTC()
+		s.Missed = &m
+	}
+	if len(s.Runs) > 0 {
+		runs := make([]OpenRun, len(s.Runs))
+		for i, r := range s.Runs {
+			r.StartedAt = r.StartedAt.UTC()
+			runs[i] = r
+		}
+		s.Runs = runs
+	}
+	if len(s.Open) > 0 {
+		open := make(map[IncidentKind]time.Time, len(s.Open))
+		for k, v := range s.Open {
+			open[k] = v.UTC()
+		}
+		s.Open = open
+	}
+	if s.Hold != nil {
+		h := *s.Hold
+		h.OutageEnd, h.Until = h.OutageEnd.UTC(), h.Until.UTC()
+		s.Hold = &h
+	}
+	return s
 }
 
 // OpenRun is a run that started and has not finished.
@@ -48,6 +157,9 @@ type OpenRun struct {
 	StartedAt time.Time `json:"started_at"`
 	Attempt   int       `json:"attempt,omitempty"`
 	Stuck     bool      `json:"stuck,omitempty"`
+	// Occ is the occurrence the run belongs to, as for [RetryWait].
+	Occ   time.Time `json:"occ,omitzero"`
+	Keyed bool      `json:"keyed,omitempty"`
 }
 
 // Hold is a fresh grace window given after an outage of Vigil.
@@ -129,9 +241,11 @@ func newMachine(m *Monitor) (*machine, error) {
 		open[k] = v
 	}
 	s.Open = open
-	if s.Retry != nil {
-		r := *s.Retry
-		s.Retry = &r
+	s.Retries = slices.Clone(s.Retries)
+	s.DeadlineDone = slices.Clone(s.DeadlineDone)
+	if s.Missed != nil {
+		mo := *s.Missed
+		s.Missed = &mo
 	}
 	if s.Hold != nil {
 		h := *s.Hold
@@ -146,6 +260,15 @@ func (x *machine) finish() *Transition {
 	if len(x.s.Open) == 0 {
 		x.s.Open = nil
 	}
+	if !x.isOpen(IncidentMissed) {
+		x.s.Missed = nil
+	}
+	if len(x.s.Retries) == 0 {
+		x.s.Retries = nil
+	}
+	if len(x.s.DeadlineDone) == 0 {
+		x.s.DeadlineDone = nil
+	}
 	x.m.State = *x.s
 	x.m.NextDeadlineAt = x.m.NextDeadline()
 	return &x.tr
@@ -157,7 +280,7 @@ func (x *machine) status() Status {
 		return StatusPaused
 	case len(x.s.Open) > 0:
 		return StatusDown
-	case x.s.Retry != nil:
+	case len(x.s.Retries) > 0:
 		return StatusRetrying
 	case len(x.s.Runs) > 0:
 		return StatusRunning
@@ -232,6 +355,51 @@ func ApplyPing(m *Monitor, p *Ping) (*Transition, error) {
 	return x.finish(), nil
 }
 
+// occRef names the occurrence a ping, run or retry chain belongs to.
+type occRef struct {
+	at time.Time
+	// keyed is set when the job named it with scheduled_at; otherwise at
+	// is the occurrence the ping's time falls in.
+	keyed bool
+}
+
+// Bounds of a ping's scheduled_at. A run starts at or after its fire time,
+// so only clock skew, or a job started a little early, puts scheduled_at
+// after the ping; and no retry chain lasts a year. A scheduled_at outside
+// them cannot be the run's occurrence (the job's host clock is far off),
+// so the ping is judged as if it had none: a ping is never refused for it.
+const (
+	ScheduledAtAhead  = time.Hour
+	ScheduledAtMaxAge = 366 * 24 * time.Hour
+)
+
+// occurrence returns the occurrence p belongs to. With scheduled_at, that
+// is the one it names (to the second). Without, it is the occurrence its
+// time falls in, as [machine.occurrenceAt] says.
+func (x *machine) occurrence(p *Ping) occRef {
+	if sa := p.ScheduledAt; sa != nil && !sa.After(p.At.Add(ScheduledAtAhead)) && !sa.Before(p.At.Add(-ScheduledAtMaxAge)) {
+		return occRef{at: sa.Truncate(time.Second), keyed: true}
+	}
+	return occRef{at: x.occurrenceAt(p.At)}
+}
+
+// occurrenceAt returns the occurrence that a ping at t counts for: the last
+// one at or before t, or the coming one when t is early for it. For an
+// interval schedule, whose occurrences follow the pings, it is t itself.
+func (x *machine) occurrenceAt(t time.Time) time.Time {
+	if _, ok := x.sched.(Interval); ok {
+		return t
+	}
+	next := x.expectedAfter(t)
+	if next.IsZero() {
+		return t
+	}
+	if prev := x.sched.Prev(next); !prev.IsZero() {
+		return prev
+	}
+	return t
+}
+
 func (x *machine) ping(p *Ping) {
 	s := x.s
 	if p.Kind == PingLog {
@@ -242,19 +410,30 @@ func (x *machine) ping(p *Ping) {
 		// a person paused it, and only a person resumes it.
 		return
 	}
+	o := x.occurrence(p)
 	s.LastPingAt, s.LastPingKind = p.At, p.Kind
-	s.Expected = x.expectedAfter(p.At)
+	if o.keyed && !s.Expected.IsZero() {
+		// A ping that names its occurrence covers that occurrence only: a
+		// late attempt of an old occurrence is not the run of a newer one.
+		if next := x.expectedAfter(o.at); next.After(s.Expected) {
+			s.Expected = next
+		}
+	} else {
+		s.Expected = x.expectedAfter(p.At)
+	}
 	if x.m.DeadlineSeconds > 0 && s.DeadlineOcc.IsZero() {
 		s.DeadlineOcc = s.Expected
 	}
-	if x.isOpen(IncidentMissed) {
+	if x.isOpen(IncidentMissed) && x.endsMissed(o) {
 		x.resolve(IncidentMissed, p.At, fmt.Sprintf("received a %s ping at %s", p.Kind, x.fmtTime(p.At)))
 	}
-	// Any sign of life is the announced retry arriving, unless the ping says
-	// it is an earlier attempt (a new occurrence starting while the retries
-	// of the previous one go on).
-	if r := s.Retry; r != nil && (p.Attempt == 0 || r.Attempt == 0 || p.Attempt >= r.Attempt) {
-		s.Retry = nil
+	// The awaited retry of the ping's chain has arrived; the other chains
+	// keep waiting for theirs.
+	if i := x.chainOf(p, o); i >= 0 {
+		if !o.keyed {
+			o = occRef{at: s.Retries[i].Occ, keyed: s.Retries[i].Keyed}
+		}
+		s.Retries = slices.Delete(s.Retries, i, i+1)
 	}
 	if s.Hold != nil && p.At.After(s.Hold.Until) {
 		s.Hold = nil
@@ -262,17 +441,63 @@ func (x *machine) ping(p *Ping) {
 
 	switch p.Kind {
 	case PingStart:
-		x.start(p)
+		x.start(p, o)
 	case PingSkip:
 		s.RunSeq++
 		at := p.At
 		x.tr.Runs = append(x.tr.Runs, RunChange{Run: Run{Seq: s.RunSeq, RID: p.RID, StartedAt: &at, FinishedAt: &at, Outcome: RunSkipped, Attempt: p.Attempt}})
 	case PingSuccess, PingFail, PingCancel:
-		x.finishRun(p)
+		x.finishRun(p, o)
 	}
 }
 
-func (x *machine) start(p *Ping) {
+// endsMissed reports whether a ping of occurrence o ends the open missed
+// incident. A ping that does not name its occurrence does, as any sign of
+// life. One that does must be of the occurrence whose retry went silent,
+// or, for an occurrence that had no ping at all, of it or a later one.
+func (x *machine) endsMissed(o occRef) bool {
+	mo := x.s.Missed
+	if !o.keyed || mo == nil {
+		return true
+	}
+	if mo.Retry {
+		return o.at.Equal(mo.Occ)
+	}
+	return !x.occurrenceAt(o.at).Before(mo.Occ)
+}
+
+// chainOf returns the index of the retry chain that p's arrival answers,
+// or -1. A ping with scheduled_at answers its occurrence's chain only.
+// Without it, a ping answers the newest chain that awaits its attempt
+// number, or, failing that, the newest chain it can be the retry of (any,
+// when either attempt number is unknown); so a single chain behaves as a
+// single awaited retry always did.
+func (x *machine) chainOf(p *Ping, o occRef) int {
+	rs := x.s.Retries
+	if o.keyed {
+		for i, r := range rs {
+			if r.Occ.Equal(o.at) {
+				return i
+			}
+		}
+		return -1
+	}
+	if p.Attempt > 0 {
+		for i := len(rs) - 1; i >= 0; i-- {
+			if rs[i].Attempt == p.Attempt {
+				return i
+			}
+		}
+	}
+	for i := len(rs) - 1; i >= 0; i-- {
+		if r := rs[i]; p.Attempt == 0 || r.Attempt == 0 || p.Attempt >= r.Attempt {
+			return i
+		}
+	}
+	return -1
+}
+
+func (x *machine) start(p *Ping, o occRef) {
 	s := x.s
 	if len(s.Runs) > 0 && x.m.Overlap == OverlapAlert {
 		oldest := s.Runs[0]
@@ -281,7 +506,7 @@ func (x *machine) start(p *Ping) {
 			x.m.Name, x.fmtTime(p.At), len(s.Runs), runName(oldest.RID, oldest.Seq), x.fmtTime(oldest.StartedAt)))
 	}
 	s.RunSeq++
-	run := OpenRun{Seq: s.RunSeq, RID: p.RID, StartedAt: p.At, Attempt: p.Attempt}
+	run := OpenRun{Seq: s.RunSeq, RID: p.RID, StartedAt: p.At, Attempt: p.Attempt, Occ: o.at, Keyed: o.keyed}
 	s.Runs = append(s.Runs, run)
 	at := p.At
 	x.tr.Runs = append(x.tr.Runs, RunChange{Run: Run{Seq: run.Seq, RID: run.RID, StartedAt: &at, Attempt: run.Attempt}})
@@ -316,7 +541,7 @@ func (x *machine) afterRunClosed(r OpenRun, at time.Time, why string) {
 	}
 }
 
-func (x *machine) finishRun(p *Ping) {
+func (x *machine) finishRun(p *Ping, o occRef) {
 	s := x.s
 	idx := -1
 	if p.RID != "" {
@@ -337,6 +562,9 @@ func (x *machine) finishRun(p *Ping) {
 		r := s.Runs[idx]
 		closed = &r
 		s.Runs = append(s.Runs[:idx], s.Runs[idx+1:]...)
+		if !o.keyed && !r.Occ.IsZero() {
+			o = occRef{at: r.Occ, keyed: r.Keyed} // the run's start named its occurrence
+		}
 		started := r.StartedAt
 		run.Seq, run.RID, run.StartedAt, run.Stuck = r.Seq, r.RID, &started, r.Stuck
 		if run.Attempt == 0 {
@@ -360,11 +588,11 @@ func (x *machine) finishRun(p *Ping) {
 	switch p.Kind {
 	case PingSuccess:
 		run.Outcome = RunSucceeded
-		x.success(p)
+		x.success(p, o)
 	case PingFail:
 		run.Outcome = RunFailed
 		run.WillRetry = p.RetryAt != nil
-		x.failure(p, run)
+		x.failure(p, run, o)
 	case PingCancel:
 		run.Outcome = RunCancelled
 	}
@@ -374,7 +602,7 @@ func (x *machine) finishRun(p *Ping) {
 	}
 }
 
-func (x *machine) success(p *Ping) {
+func (x *machine) success(p *Ping, o occRef) {
 	s := x.s
 	s.LastSuccessAt = p.At
 	s.Failures = 0
@@ -382,13 +610,50 @@ func (x *machine) success(p *Ping) {
 	if x.isOpen(IncidentFailed) && s.Successes >= x.m.RecoveryThreshold {
 		x.resolve(IncidentFailed, p.At, fmt.Sprintf("succeeded at %s (%d consecutive success(es))", x.fmtTime(p.At), s.Successes))
 	}
-	if x.m.DeadlineSeconds > 0 {
+	if x.m.DeadlineSeconds == 0 {
+		return
+	}
+	if !o.keyed {
+		// Without scheduled_at, a success settles every occurrence so far.
 		x.resolve(IncidentDeadline, p.At, fmt.Sprintf("succeeded at %s", x.fmtTime(p.At)))
-		s.DeadlineOcc = s.Expected
+		s.DeadlineOcc, s.DeadlineDone = s.Expected, nil
+		return
+	}
+	occ := x.occurrenceAt(o.at)
+	switch {
+	case s.DeadlineOcc.IsZero() || occ.Before(s.DeadlineOcc):
+		// An occurrence already settled, or judged.
+	case x.isOpen(IncidentDeadline):
+		// The incident is about DeadlineOcc: its success, or a later
+		// occurrence's, ends it; watching resumes after that occurrence.
+		x.resolve(IncidentDeadline, p.At, fmt.Sprintf("the occurrence of %s succeeded at %s", x.fmtTime(occ), x.fmtTime(p.At)))
+		x.advanceDeadline(occ)
+	case occ.Equal(s.DeadlineOcc):
+		x.advanceDeadline(occ)
+	default:
+		// A later occurrence succeeded first: remember it, and keep
+		// waiting for the older one.
+		if i, found := slices.BinarySearchFunc(s.DeadlineDone, occ, time.Time.Compare); !found && len(s.DeadlineDone) < MaxRetryChains {
+			s.DeadlineDone = slices.Insert(s.DeadlineDone, i, occ)
+		}
 	}
 }
 
-func (x *machine) failure(p *Ping, run Run) {
+// advanceDeadline moves the deadline watch to the first occurrence after
+// occ that has not succeeded yet.
+func (x *machine) advanceDeadline(occ time.Time) {
+	s := x.s
+	next := x.sched.Next(occ)
+	for len(s.DeadlineDone) > 0 && !next.IsZero() && !s.DeadlineDone[0].After(next) {
+		if s.DeadlineDone[0].Equal(next) {
+			next = x.sched.Next(next)
+		}
+		s.DeadlineDone = s.DeadlineDone[1:]
+	}
+	s.DeadlineOcc = next
+}
+
+func (x *machine) failure(p *Ping, run Run, o occRef) {
 	s := x.s
 	s.Successes = 0
 	willRetry := p.RetryAt != nil
@@ -397,7 +662,10 @@ func (x *machine) failure(p *Ping, run Run) {
 		if p.Attempt > 0 {
 			next = p.Attempt + 1
 		}
-		s.Retry = &RetryWait{At: *p.RetryAt, Attempt: next, FailAt: p.At}
+		s.Retries = append(s.Retries, RetryWait{At: *p.RetryAt, Attempt: next, FailAt: p.At, Occ: o.at, Keyed: o.keyed})
+		if len(s.Retries) > MaxRetryChains {
+			s.Retries = slices.Delete(s.Retries, 0, 1)
+		}
 	}
 	counts := x.m.AlertOnFailure == AlertEveryAttempt || (x.m.AlertOnFailure == AlertFinal && !willRetry)
 	if !counts {
@@ -473,19 +741,33 @@ func (x *machine) time(now time.Time, opts TimeOptions) {
 	// A missed occurrence and a missed retry are both "missed": the first
 	// to come due opens the incident. Occurrences are watched even while a
 	// retry is awaited, since a scheduler starts each occurrence on its own.
+	// Each retry chain is watched on its own: the first chain whose retry
+	// is overdue opens the incident, and the others wait for theirs.
 	if !x.isOpen(IncidentMissed) {
+		silent := -1
+		for i, r := range s.Retries {
+			if x.due(r.At.Add(grace), now, opts) && (silent < 0 || r.At.Before(s.Retries[silent].At)) {
+				silent = i
+			}
+		}
 		switch {
-		case s.Retry != nil && x.due(s.Retry.At.Add(grace), now, opts):
+		case silent >= 0:
+			r := s.Retries[silent]
 			what := "the announced retry"
-			if s.Retry.Attempt > 0 {
-				what = fmt.Sprintf("retry attempt %d", s.Retry.Attempt)
+			if r.Attempt > 0 {
+				what = fmt.Sprintf("retry attempt %d", r.Attempt)
+			}
+			if r.Keyed {
+				what += " of the occurrence of " + x.fmtTime(r.Occ)
 			}
 			x.open(IncidentMissed, now, 0, fmt.Sprintf("%s: %s, announced for %s, did not arrive (grace %s); last ping: %s",
-				x.m.Name, what, x.fmtTime(s.Retry.At), FormatDuration(grace), x.lastSeen(now)))
-			s.Retry = nil
+				x.m.Name, what, x.fmtTime(r.At), FormatDuration(grace), x.lastSeen(now)))
+			s.Missed = &MissedOcc{Occ: r.Occ, Retry: true}
+			s.Retries = slices.Delete(s.Retries, silent, silent+1)
 		case !s.Expected.IsZero() && x.due(s.Expected.Add(grace), now, opts):
 			x.open(IncidentMissed, now, 0, fmt.Sprintf("%s did not %s (grace %s); last ping: %s",
 				x.m.Name, x.expectedPhrase(), FormatDuration(grace), x.lastSeen(now)))
+			s.Missed = &MissedOcc{Occ: s.Expected}
 		}
 	}
 
@@ -539,8 +821,8 @@ func (m *Monitor) NextDeadline() *time.Time {
 	_, missedOpen := s.Open[IncidentMissed]
 	grace := m.Grace()
 	if !missedOpen {
-		if s.Retry != nil {
-			consider(s.Retry.At.Add(grace))
+		for _, r := range s.Retries {
+			consider(r.At.Add(grace))
 		}
 		if !s.Expected.IsZero() {
 			consider(s.Expected.Add(grace))
@@ -625,11 +907,11 @@ func Reconfigure(m *Monitor, now time.Time) (*Transition, error) {
 	}
 	switch {
 	case m.DeadlineSeconds == 0:
-		s.DeadlineOcc = time.Time{}
+		s.DeadlineOcc, s.DeadlineDone = time.Time{}, nil
 		x.resolve(IncidentDeadline, now, "the deadline was removed")
 	case s.DeadlineOcc.IsZero() || !s.DeadlineOcc.Add(m.Deadline()).After(now):
 		if !x.isOpen(IncidentDeadline) {
-			s.DeadlineOcc = s.Expected
+			s.DeadlineOcc, s.DeadlineDone = s.Expected, nil
 		}
 	}
 	// A changed failure threshold applies from the next failure.

@@ -48,6 +48,18 @@ func TestStateMachineInvariants(t *testing.T) {
 			}
 			require.Equal(t, len(open), len(m.State.Open), "seed %d", seed)
 			require.Equal(t, len(open) > 0 && !m.Paused, m.State.Status == monitors.StatusDown, "seed %d: status %s", seed, m.State.Status)
+			st := &m.State
+			require.LessOrEqual(t, len(st.Retries), monitors.MaxRetryChains, "seed %d", seed)
+			if len(open) == 0 && !m.Paused {
+				require.Equal(t, len(st.Retries) > 0, st.Status == monitors.StatusRetrying, "seed %d: status %s", seed, st.Status)
+			}
+			require.Equal(t, open[monitors.IncidentMissed], st.Missed != nil, "seed %d: what the missed incident is about is kept while it is open", seed)
+			for i, d := range st.DeadlineDone {
+				require.True(t, d.After(st.DeadlineOcc), "seed %d: settled occurrence %s not after the one awaited, %s", seed, d, st.DeadlineOcc)
+				if i > 0 {
+					require.True(t, d.After(st.DeadlineDone[i-1]), "seed %d: settled occurrences out of order", seed)
+				}
+			}
 		}
 		for step := 0; step < 200; step++ {
 			now = now.Add(time.Duration(r.IntN(3600)) * time.Second)
@@ -59,6 +71,16 @@ func TestStateMachineInvariants(t *testing.T) {
 				}
 				if r.IntN(3) == 0 {
 					p.Attempt = 1 + r.IntN(4)
+				}
+				if r.IntN(2) == 0 {
+					// The occurrence the ping names: mostly a recent one,
+					// sometimes hours old (a retry chain), or off the
+					// schedule.
+					sa := now.Add(-time.Duration(r.IntN(4*3600)) * time.Second)
+					if r.IntN(4) != 0 {
+						sa = sa.Truncate(5 * time.Minute)
+					}
+					p.ScheduledAt = &sa
 				}
 				if p.Kind == monitors.PingFail && r.IntN(2) == 0 {
 					ra := now.Add(time.Duration(1+r.IntN(3600)) * time.Second)

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/vigilhq/vigil/monitors"
+	"github.com/vigilhq/vigil/monitors/storetest"
 )
 
 // scenario drives one monitor through pings and ticks with a clock the test
@@ -322,10 +323,7 @@ func TestSkipIsAliveAndClosesNoRun(t *testing.T) {
 	require.Equal(t, monitors.RunSkipped, s.run[len(s.run)-1].Outcome)
 }
 
-// hangfireDelay is Hangfire's default worst-case delay before retry n.
-func hangfireDelay(n int) time.Duration {
-	return time.Duration((n-1)*(n-1)*(n-1)*(n-1)+15+29*n) * time.Second
-}
+var hangfireDelay = storetest.HangfireDelay
 
 func TestHangfireRetriesOutlastNextOccurrence(t *testing.T) {
 	t.Parallel()
@@ -403,10 +401,10 @@ func TestNewOccurrenceDoesNotCancelAwaitedRetry(t *testing.T) {
 	s.ping(monitors.PingFail, at("2026-01-01T01:00:10Z"), attempt(3), retryAt(at("2026-01-01T02:30:00Z")))
 	s.ping(monitors.PingStart, at("2026-01-01T02:00:00Z"), attempt(1))
 	s.ping(monitors.PingSuccess, at("2026-01-01T02:00:30Z"), attempt(1))
-	require.NotNil(t, s.m.State.Retry, "attempt 1 of the next occurrence is not the awaited attempt 4")
+	require.Len(t, s.m.State.Retries, 1, "attempt 1 of the next occurrence is not the awaited attempt 4")
 	require.Equal(t, monitors.StatusRetrying, s.status(at("2026-01-01T02:01:00Z")))
 	s.ping(monitors.PingSuccess, at("2026-01-01T02:30:05Z"), attempt(4))
-	require.Nil(t, s.m.State.Retry)
+	require.Empty(t, s.m.State.Retries)
 }
 
 func TestDeadlineMissedWhileRetriesContinue(t *testing.T) {

@@ -21,6 +21,21 @@ type Channel struct {
 	UpdatedAt time.Time
 }
 
+// ChannelNameMax bounds the length of a channel's name, in bytes.
+const ChannelNameMax = 200
+
+// Validate checks what a person sets on a channel that is not its kind's
+// config (which its kind validates).
+func (c *Channel) Validate() error {
+	switch {
+	case strings.TrimSpace(c.Name) == "":
+		return invalid("name", "must not be empty")
+	case len(c.Name) > ChannelNameMax:
+		return invalid("name", "must be at most %d characters", ChannelNameMax)
+	}
+	return nil
+}
+
 // ChannelCreateParams are the inputs of [Store.ChannelCreate].
 type ChannelCreateParams struct {
 	ID        string

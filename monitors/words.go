@@ -5,13 +5,12 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/vigilhq/vigil/monitors/cron"
 )
 
 // Words says the schedule in plain words, with the zone its times are in
-// ("" for intervals): ("at 02:30 every day", "Europe/Berlin"), or ("every
-// 15 minutes, counted from the last ping", ""). The dashboard and the
+// ("" for intervals), and the scheduler whose reading it follows when that
+// is not cronie: ("at 02:30 every day", "Europe/Berlin"), or ("every 15
+// minutes, counted from the last ping", ""). The dashboard and the
 // notifications both say it so.
 func (spec ScheduleSpec) Words() (words, zone string) {
 	if spec.Kind == ScheduleInterval {
@@ -21,11 +20,28 @@ func (spec ScheduleSpec) Words() (words, zone string) {
 	if zone == "" {
 		zone = "UTC"
 	}
-	e, err := cron.Parse(spec.Expr)
+	sched, err := ParseSchedule(spec)
 	if err != nil {
 		return spec.Expr, zone
 	}
-	return e.Describe(), zone
+	if _, ok := sched.(Interval); ok { // robfig's @every
+		return "every " + PlainDuration(sched.Next(time.Time{}).Sub(time.Time{})) + ", counted from the last run", ""
+	}
+	zone = sched.Location().String()
+	if d := spec.WithDefaults().Dialect; d != DialectCronie {
+		zone += ", as " + dialectNames[d] + " reads it"
+	}
+	words = ScheduleWords(sched)
+	if words == "" {
+		return spec.Expr, zone
+	}
+	return words, zone
+}
+
+// dialectNames name the scheduler behind each dialect, for the words of a
+// schedule.
+var dialectNames = map[Dialect]string{
+	DialectCronie: "cronie", DialectRobfig: "robfig/cron", DialectQuartz: "Quartz",
 }
 
 // PlainDuration says d in words, with at most two units: "5 minutes",

@@ -152,8 +152,8 @@ type Monitor struct {
 	URL string
 	// Schedule is the expression, for example "0 2 * * * (Europe/Berlin)".
 	Schedule string
-	// ScheduleWords is the schedule in plain words, for example "at 02:00
-	// every day"; empty when unknown.
+	// ScheduleWords is the schedule in plain words with its zone, for
+	// example "at 02:00 every day, Europe/Berlin"; empty when unknown.
 	ScheduleWords string
 	// Zone is the IANA zone of the schedule's times; times are shown in
 	// it and in UTC. Empty is UTC.
@@ -493,17 +493,14 @@ func (n *Notification) Facts() []Fact {
 	return facts
 }
 
-// scheduleFact is the schedule in words with its zone and expression:
-// "at 02:00 every day, Europe/Berlin (0 2 * * *)".
+// scheduleFact is the schedule in words (with its zone) and its
+// expression: "at 02:00 every day, Europe/Berlin (0 2 * * *)".
 func (n *Notification) scheduleFact() string {
 	m := n.Monitor
 	if m.ScheduleWords == "" {
 		return m.Schedule
 	}
 	words := m.ScheduleWords
-	if m.Zone != "" {
-		words += ", " + m.Zone
-	}
 	if expr, _, ok := strings.Cut(m.Schedule, " ("); ok && expr != "" && !strings.HasPrefix(m.Schedule, "every ") {
 		words += " (" + expr + ")"
 	}

@@ -26,6 +26,11 @@ type Schedule struct {
 	TZ string `json:"tz,omitempty"`
 	// EverySeconds is the interval of an "interval" schedule.
 	EverySeconds int64 `json:"every_seconds,omitempty"`
+	// Dialect says whose reading of a cron Expr Vigil follows: "cronie"
+	// (the default), "robfig" (robfig/cron, gocron, River) or "quartz".
+	// Schedulers disagree about syntax and about daylight saving changes,
+	// so a monitor must read the expression as the job's scheduler does.
+	Dialect string `json:"dialect,omitempty"`
 }
 
 // Cron returns a cron schedule; tz may be empty for UTC.

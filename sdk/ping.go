@@ -94,6 +94,12 @@ type PingOptions struct {
 	RetryIn time.Duration
 	// RetryAt, on a fail, says when the scheduler will retry.
 	RetryAt time.Time
+	// ScheduledAt is the scheduled fire time of the occurrence the run
+	// belongs to (sent as scheduled_at, to the second). It keeps the runs
+	// and retry chains of different occurrences apart, so that a retry of
+	// 01:00 running at 02:10 is not taken for the 02:00 run. The zero time
+	// sends none.
+	ScheduledAt time.Time
 	// ExitCode is the exit status sent by a [KindExit] ping, 0..255.
 	ExitCode int
 	// DurationMS is the run's duration as the client measured it. 0 sends
@@ -190,6 +196,9 @@ func (c *Client) pingURL(m Monitor, kind Kind, opts *PingOptions) (*url.URL, err
 			at = t.Add(time.Second)
 		}
 		q.Set("retry_at", at.Format(time.RFC3339))
+	}
+	if !opts.ScheduledAt.IsZero() {
+		q.Set("scheduled_at", opts.ScheduledAt.UTC().Format(time.RFC3339))
 	}
 	if opts.DurationMS > 0 {
 		q.Set("duration_ms", strconv.FormatInt(opts.DurationMS, 10))

@@ -23,7 +23,9 @@ type Run struct {
 	m       Monitor
 	rid     string
 	attempt int
-	started time.Time
+	// scheduled is the occurrence the run belongs to; zero when not known.
+	scheduled time.Time
+	started   time.Time
 	// startSent is closed once the start ping was delivered or given up on,
 	// so that no finish can overtake its start.
 	startSent chan struct{}
@@ -35,23 +37,32 @@ func (r *Run) ID() string { return r.rid }
 // Attempt is the attempt number sent with every ping of the run (0: none).
 func (r *Run) Attempt() int { return r.attempt }
 
+// ScheduledAt is the occurrence sent with every ping of the run (the zero
+// time: none). See [WithScheduledAt].
+func (r *Run) ScheduledAt() time.Time { return r.scheduled }
+
 // Monitor is the monitor the run reports to.
 func (r *Run) Monitor() Monitor { return r.m }
 
 // Start sends a start ping with a fresh run id and returns the run. Of the
-// options, only [WithAttempt] applies. The start ping is sent before Start
+// options, only [WithAttempt] and [WithScheduledAt] apply. The start ping is sent before Start
 // returns; an error means only that Vigil did not get it, and the returned
 // Run is usable all the same: job code should log the error and go on.
 func (c *Client) Start(ctx context.Context, m Monitor, opts ...RunOption) (*Run, error) {
 	cfg := newRunConfig(opts)
-	r := c.newRun(m, cfg.attempt)
+	r := c.newRun(m, &cfg)
 	defer close(r.startSent)
-	err := c.Ping(ctx, m, KindStart, &PingOptions{RID: r.rid, Attempt: r.attempt})
+	err := c.Ping(ctx, m, KindStart, r.startOptions())
 	return r, err
 }
 
-func (c *Client) newRun(m Monitor, attempt int) *Run {
-	return &Run{c: c, m: m, rid: NewRunID(), attempt: attempt, started: c.now(), startSent: make(chan struct{})}
+func (c *Client) newRun(m Monitor, cfg *runConfig) *Run {
+	return &Run{c: c, m: m, rid: NewRunID(), attempt: cfg.attempt, scheduled: cfg.scheduled, started: c.now(),
+		startSent: make(chan struct{})}
+}
+
+func (r *Run) startOptions() *PingOptions {
+	return &PingOptions{RID: r.rid, Attempt: r.attempt, ScheduledAt: r.scheduled}
 }
 
 // Begin is [Client.Start] without the wait: the start ping is sent in the
@@ -59,13 +70,13 @@ func (c *Client) newRun(m Monitor, attempt int) *Run {
 // wait for it, so that no finish overtakes its start. A start that cannot
 // be delivered is logged. ctx bounds the start ping (pass
 // context.WithoutCancel(ctx) for one that must outlive a shutdown). Of the
-// options, only [WithAttempt] applies.
+// options, only [WithAttempt] and [WithScheduledAt] apply.
 func (c *Client) Begin(ctx context.Context, m Monitor, opts ...RunOption) *Run {
 	cfg := newRunConfig(opts)
-	r := c.newRun(m, cfg.attempt)
+	r := c.newRun(m, &cfg)
 	go func() {
 		defer close(r.startSent)
-		err := c.Ping(ctx, m, KindStart, &PingOptions{RID: r.rid, Attempt: r.attempt})
+		err := c.Ping(ctx, m, KindStart, r.startOptions())
 		if err != nil {
 			c.logger.WarnContext(ctx, "vigil: start ping not delivered", "monitor", m.String(), "rid", r.rid, "error", err)
 		}
@@ -73,8 +84,9 @@ func (c *Client) Begin(ctx context.Context, m Monitor, opts ...RunOption) *Run {
 	return r
 }
 
-// Ping sends a ping of kind for the run. RID and Attempt default to the
-// run's, and DurationMS, on a finishing kind, to the time since the start.
+// Ping sends a ping of kind for the run. RID, Attempt and ScheduledAt
+// default to the run's, and DurationMS, on a finishing kind, to the time
+// since the start.
 func (r *Run) Ping(ctx context.Context, kind Kind, opts *PingOptions) error {
 	o := PingOptions{}
 	if opts != nil {
@@ -85,6 +97,9 @@ func (r *Run) Ping(ctx context.Context, kind Kind, opts *PingOptions) error {
 	}
 	if o.Attempt == 0 {
 		o.Attempt = r.attempt
+	}
+	if o.ScheduledAt.IsZero() {
+		o.ScheduledAt = r.scheduled
 	}
 	if o.DurationMS == 0 && kind != KindLog && kind != KindStart {
 		o.DurationMS = max(r.c.now().Sub(r.started).Milliseconds(), 1)
@@ -145,6 +160,7 @@ type runConfig struct {
 	policy       retry.Policy
 	runtimeLimit time.Duration
 	next         time.Time
+	scheduled    time.Time
 	rnd          retry.Rand
 }
 
@@ -162,6 +178,15 @@ func newRunConfig(opts []RunOption) runConfig {
 // [Client.Start] and [Client.Begin], 0 sends no attempt at all.
 func WithAttempt(n int) RunOption {
 	return func(c *runConfig) { c.attempt = max(n, 0) }
+}
+
+// WithScheduledAt names the occurrence the run belongs to: the time the
+// schedule fired it, which every retry of it keeps. Vigil then keeps each
+// occurrence's retry chain, and its deadline, apart from the others'. A
+// scheduler integration sets it from its scheduler; without it, Vigil
+// takes a run for the occurrence its pings' time falls in.
+func WithScheduledAt(t time.Time) RunOption {
+	return func(c *runConfig) { c.scheduled = t }
 }
 
 // WithRetryPolicy says how the job's scheduler retries it. A failed attempt
@@ -248,7 +273,7 @@ func (c *Client) runAttempt(ctx context.Context, m Monitor, fn func(ctx context.
 	// Pings outlive a cancelled ctx: a shutdown is exactly when the cancel
 	// report matters. Each ping is still bounded by the client's timeouts.
 	pingCtx := context.WithoutCancel(ctx)
-	run := c.Begin(pingCtx, m, WithAttempt(attempt))
+	run := c.Begin(pingCtx, m, WithAttempt(attempt), WithScheduledAt(cfg.scheduled))
 
 	jobCtx := ctx
 	if cfg.runtimeLimit > 0 {

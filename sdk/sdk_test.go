@@ -521,3 +521,28 @@ func TestRunWhenVigilIsUnreachableRealBackoff(t *testing.T) {
 func logger(t *testing.T) *slog.Logger {
 	return slog.New(slog.NewTextHandler(vigiltest.NewLog(t), nil))
 }
+
+func TestScheduledAtIsSentWithEveryAttempt(t *testing.T) {
+	t.Parallel()
+	b := setup(t, sdk.WithSleepFunc(func(context.Context, time.Duration) error { return nil }))
+	occ := time.Date(2026, 3, 2, 3, 0, 0, 0, time.FixedZone("CET", 3600))
+	n := 0
+	err := b.client.RunWithRetries(context.Background(), sdk.Key(b.key), func(context.Context) error {
+		if n++; n == 1 {
+			return errors.New("upstream 503")
+		}
+		return nil
+	}, sdk.WithScheduledAt(occ), sdk.WithRetryPolicy(retry.QuartzFixed{MaxAttempts: 2, Interval: time.Minute}))
+	require.NoError(t, err)
+	pings := b.srv.Pings()
+	require.Len(t, pings, 4)
+	for _, p := range pings {
+		require.Equal(t, "2026-03-02T02:00:00Z", p.Query.Get("scheduled_at"), "%s attempt %s", p.Kind, p.Attempt())
+	}
+
+	run, err := b.client.Start(context.Background(), sdk.Key(b.key))
+	require.NoError(t, err)
+	require.True(t, run.ScheduledAt().IsZero())
+	require.NoError(t, run.Success(context.Background()))
+	require.Empty(t, b.srv.Pings()[5].Query.Get("scheduled_at"), "none without the option")
+}

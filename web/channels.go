@@ -347,9 +347,12 @@ func (h *Handler) channelCreate(c echo.Context) error {
 		}
 	}
 	if len(f.Errors) == 0 && f.Error == "" {
-		_, err := h.store.ChannelCreate(c.Request().Context(), &monitors.ChannelCreateParams{ID: keys.NewID(), ProjectID: v.Project.ID,
+		_, err := h.manage.ChannelCreate(c.Request().Context(), &monitors.ChannelCreateParams{ID: keys.NewID(), ProjectID: v.Project.ID,
 			Kind: ck.Name, Name: f.Name, Config: raw, IsDefault: f.IsDefault, Now: h.now()})
+		var ve *monitors.ValidationError
 		switch {
+		case errors.As(err, &ve):
+			f.Errors[ve.Field] = capitalize(ve.Field) + ": " + ve.Message + "."
 		case errors.Is(err, monitors.ErrConflict):
 			f.Errors["name"] = "Name: another channel of this project has this name."
 		case err != nil:
@@ -448,7 +451,7 @@ func (h *Handler) channelUpdate(c echo.Context) error {
 	ctx := c.Request().Context()
 	if len(f.Errors) == 0 {
 		var forgotten []string
-		_, err = h.store.ChannelModify(ctx, &monitors.ChannelModifyParams{ProjectID: v.Project.ID, ID: ch.ID,
+		_, err = h.manage.ChannelModify(ctx, &monitors.ChannelModifyParams{ProjectID: v.Project.ID, ID: ch.ID,
 			Fn: func(cur *monitors.Channel) error {
 				merged, dropped, err := k.KeepSecrets(cur.Config, incoming)
 				if err != nil {
@@ -465,8 +468,11 @@ func (h *Handler) channelUpdate(c echo.Context) error {
 				cur.Name, cur.Config, cur.IsDefault, cur.UpdatedAt = f.Name, merged, f.IsDefault, h.now()
 				return nil
 			}})
+		var ve *monitors.ValidationError
 		switch {
 		case errors.Is(err, errFormInvalid):
+		case errors.As(err, &ve):
+			f.Errors[ve.Field] = capitalize(ve.Field) + ": " + ve.Message + "."
 		case errors.Is(err, monitors.ErrConflict):
 			f.Errors["name"] = "Name: another channel of this project has this name."
 		case err != nil:

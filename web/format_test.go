@@ -111,11 +111,45 @@ func TestPreviewTimesFollowTheZone(t *testing.T) {
 	t.Parallel()
 	// 02:30 in New York is skipped by the spring change of 8 March 2026:
 	// it runs once right after the gap.
-	d := preview("cron", "30 2 * * *", "America/New_York", "", time.Date(2026, 3, 7, 12, 0, 0, 0, time.UTC))
+	d := preview(&monitorForm{Kind: "cron", Expr: "30 2 * * *", TZ: "America/New_York"}, time.Date(2026, 3, 7, 12, 0, 0, 0, time.UTC))
 	require.Empty(t, d.Error)
 	require.Equal(t, "At 02:30 every day", d.Words)
 	require.Equal(t, []string{
 		"Sun 8 Mar 2026, 03:00:00 EDT", "Mon 9 Mar 2026, 02:30:00 EDT", "Tue 10 Mar 2026, 02:30:00 EDT",
 		"Wed 11 Mar 2026, 02:30:00 EDT", "Thu 12 Mar 2026, 02:30:00 EDT",
 	}, d.Times)
+}
+
+func TestPreviewFollowsTheDialect(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 3, 7, 12, 0, 0, 0, time.UTC)
+	d := preview(&monitorForm{Kind: "cron", Expr: "30 2 * * *", TZ: "America/New_York", Dialect: "robfig"}, now)
+	require.Empty(t, d.Error)
+	require.Equal(t, "At 02:30 every day", d.Words)
+	require.Equal(t, "Mon 9 Mar 2026, 02:30:00 EDT", d.Times[0], "robfig skips the spring day")
+
+	d = preview(&monitorForm{Kind: "cron", Expr: "0 30 2 ? * 1#2", TZ: "Europe/Berlin", Dialect: "quartz"}, now)
+	require.Empty(t, d.Error)
+	require.Equal(t, "At 02:30 on the second Sunday of the month", d.Words)
+	require.Equal(t, []string{"Sun 8 Mar 2026, 02:30:00 CET", "Sun 12 Apr 2026, 02:30:00 CEST"}, d.Times[:2])
+
+	d = preview(&monitorForm{Kind: "cron", Expr: "0 30 2 ? * 1#2", TZ: "Europe/Berlin"}, now)
+	require.Contains(t, d.Error, `set schedule.dialect to "quartz"`)
+
+	d = preview(&monitorForm{Kind: "cron", Expr: "30 2 * * *", Dialect: "quartz"}, now)
+	require.Contains(t, d.Error, "seconds first")
+
+	d = preview(&monitorForm{Kind: "cron", Expr: "@every 90m", Dialect: "robfig"}, now)
+	require.Empty(t, d.Error)
+	require.True(t, d.Interval)
+	require.Contains(t, d.Words, "every 1 hour 30 minutes")
+
+	w, z := scheduleWords(monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: "0 30 2 ? * 1#2", TZ: "Europe/Berlin",
+		Dialect: monitors.DialectQuartz})
+	require.Equal(t, "at 02:30 on the second Sunday of the month", w)
+	require.Equal(t, "Europe/Berlin, as Quartz reads it", z)
+	w, z = scheduleWords(monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: "CRON_TZ=Asia/Tokyo 0 0 2 * * *",
+		Dialect: monitors.DialectRobfig})
+	require.Equal(t, "at 02:00 every day", w)
+	require.Equal(t, "Asia/Tokyo, as robfig/cron reads it", z)
 }

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/http"
@@ -12,15 +13,15 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/vigilhq/vigil/keys"
+	"github.com/vigilhq/vigil/manage"
 	"github.com/vigilhq/vigil/monitors"
-	"github.com/vigilhq/vigil/monitors/cron"
 )
 
 // monitorForm is the create and edit form of a monitor, as typed.
 type monitorForm struct {
 	ID                                  string // empty for a new monitor
 	Name, Slug, Tags                    string
-	Kind, Expr, TZ, Every               string
+	Kind, Expr, TZ, Every, Dialect      string
 	Grace, MaxRuntime, Deadline         string
 	AlertOnFailure, Overlap             string
 	FailureThreshold, RecoveryThreshold string
@@ -36,7 +37,7 @@ type monitorForm struct {
 // Fields lists the form's errors in form order, for the summary at the top.
 func (f *monitorForm) ErrorList() []string {
 	var out []string
-	for _, k := range []string{"name", "slug", "tags", "schedule_kind", "expr", "tz", "every", "grace", "max_runtime",
+	for _, k := range []string{"name", "slug", "tags", "schedule_kind", "dialect", "expr", "tz", "every", "grace", "max_runtime",
 		"deadline", "alert_on_failure", "failure_threshold", "recovery_threshold", "overlap", "channels", "form"} {
 		if e, ok := f.Errors[k]; ok {
 			out = append(out, e)
@@ -48,7 +49,8 @@ func (f *monitorForm) ErrorList() []string {
 func formFromMonitor(m *monitors.Monitor) *monitorForm {
 	f := &monitorForm{ID: m.ID, Name: m.Name, Slug: m.Slug, Tags: strings.Join(m.Tags, " "),
 		Kind: string(m.Schedule.Kind), Expr: m.Schedule.Expr, TZ: m.Schedule.TZ,
-		Every: formDuration(m.Schedule.EverySeconds), Grace: formDuration(m.GraceSeconds),
+		Dialect: string(m.Schedule.WithDefaults().Dialect),
+		Every:   formDuration(m.Schedule.EverySeconds), Grace: formDuration(m.GraceSeconds),
 		MaxRuntime: formDuration(m.MaxRuntimeSeconds), Deadline: formDuration(m.DeadlineSeconds),
 		AlertOnFailure: string(m.AlertOnFailure), Overlap: string(m.Overlap),
 		FailureThreshold: strconv.Itoa(m.FailureThreshold), RecoveryThreshold: strconv.Itoa(m.RecoveryThreshold),
@@ -66,7 +68,8 @@ func formFromRequest(c echo.Context) (*monitorForm, error) {
 	f := &monitorForm{
 		Name: strings.TrimSpace(c.FormValue("name")), Slug: strings.TrimSpace(c.FormValue("slug")),
 		Tags: c.FormValue("tags"), Kind: c.FormValue("schedule_kind"), Expr: strings.TrimSpace(c.FormValue("expr")),
-		TZ: strings.TrimSpace(c.FormValue("tz")), Every: c.FormValue("every"), Grace: c.FormValue("grace"),
+		TZ: strings.TrimSpace(c.FormValue("tz")), Every: c.FormValue("every"), Dialect: c.FormValue("dialect"),
+		Grace:      c.FormValue("grace"),
 		MaxRuntime: c.FormValue("max_runtime"), Deadline: c.FormValue("deadline"),
 		AlertOnFailure: c.FormValue("alert_on_failure"), Overlap: c.FormValue("overlap"),
 		FailureThreshold: c.FormValue("failure_threshold"), RecoveryThreshold: c.FormValue("recovery_threshold"),
@@ -90,9 +93,10 @@ func (f *monitorForm) apply(m *monitors.Monitor, channels []*monitors.Channel) {
 		if tz == "" {
 			tz = "UTC"
 		}
-		m.Schedule = monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: f.Expr, TZ: tz}
-		if _, err := cron.Parse(f.Expr); err != nil {
-			f.Errors["expr"] = "Cron expression: " + err.Error() + "."
+		m.Schedule = monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: f.Expr, TZ: tz,
+			Dialect: monitors.Dialect(f.Dialect)}.WithDefaults()
+		if _, err := monitors.ValidateSchedule(m.Schedule); err != nil {
+			f.fieldError(err)
 		}
 	case monitors.ScheduleInterval:
 		every, err := parseFormDuration(f.Every)
@@ -149,18 +153,23 @@ func (f *monitorForm) validate(m *monitors.Monitor, now time.Time) {
 	}
 	m.ApplyDefaults()
 	if err := m.Validate(); err != nil {
-		var ve *monitors.ValidationError
-		if errors.As(err, &ve) {
-			field, label := formField(ve.Field)
-			f.Errors[field] = label + ": " + ve.Message + "."
-			return
-		}
-		f.Errors["form"] = err.Error()
+		f.fieldError(err)
 		return
 	}
 	if sched, err := monitors.ParseSchedule(m.Schedule); err == nil && sched.Next(now).IsZero() {
 		f.Errors["expr"] = "Cron expression: it never fires."
 	}
+}
+
+// fieldError records err under the form field it names.
+func (f *monitorForm) fieldError(err error) {
+	var ve *monitors.ValidationError
+	if errors.As(err, &ve) {
+		field, label := formField(ve.Field)
+		f.Errors[field] = label + ": " + ve.Message + "."
+		return
+	}
+	f.Errors["form"] = err.Error()
 }
 
 // formField maps a ValidationError's field to the form's field and label.
@@ -170,6 +179,8 @@ func formField(field string) (string, string) {
 		return "expr", "Cron expression"
 	case "schedule.tz":
 		return "tz", "Time zone"
+	case "schedule.dialect":
+		return "dialect", "Scheduler"
 	case "schedule.every_seconds":
 		return "every", "Interval"
 	case "schedule.kind":
@@ -209,7 +220,7 @@ func (h *Handler) renderMonitorForm(c echo.Context, status int, v *viewer, f *mo
 	}
 	f.AllChannels = channels
 	f.Zones = commonZones
-	f.Preview = preview(f.Kind, f.Expr, f.TZ, f.Every, v.Now)
+	f.Preview = preview(f, v.Now)
 	title := "New monitor"
 	if f.ID != "" {
 		title = "Edit " + f.Name
@@ -243,7 +254,7 @@ func (h *Handler) monitorCreate(c echo.Context) error {
 	f.apply(m, channels)
 	f.validate(m, now)
 	if len(f.Errors) == 0 {
-		err = h.store.MonitorInsert(ctx, m)
+		err = h.manage.MonitorCreate(ctx, m)
 		if errors.Is(err, monitors.ErrConflict) {
 			f.Errors["slug"] = fmt.Sprintf("Slug: another monitor of this project is called %q; choose another slug.", m.Slug)
 		} else if err != nil {
@@ -269,9 +280,10 @@ func (h *Handler) monitorEdit(c echo.Context) error {
 // formInvalid aborts a MonitorPatch whose form has errors.
 var errFormInvalid = errors.New("web: the form has errors")
 
-// monitorUpdate saves an edit. The fields the person changed are added to
-// the monitor's person fields, so that a source's next declaration leaves
-// them alone, as after a PATCH through the API.
+// monitorUpdate saves an edit through the service the API uses: the
+// fields the person changed become person fields, so that a source's next
+// declaration leaves them alone, and the slug of a source's monitor stays
+// the source's.
 func (h *Handler) monitorUpdate(c echo.Context) error {
 	v, m, err := h.loadMonitor(c)
 	if err != nil {
@@ -288,25 +300,22 @@ func (h *Handler) monitorUpdate(c echo.Context) error {
 		return err
 	}
 	now := h.now()
-	_, _, err = h.store.MonitorPatch(ctx, &monitors.MonitorPatchParams{ProjectID: v.Project.ID, ID: m.ID,
-		Fn: func(m *monitors.Monitor, person []string) (*monitors.Transition, []string, error) {
+	_, _, err = h.manage.MonitorChange(ctx, &manage.MonitorChange{ProjectID: v.Project.ID, ID: m.ID,
+		Apply: func(m *monitors.Monitor) ([]string, error) {
 			before := *m
 			f.apply(m, channels)
 			f.validate(m, now)
 			if len(f.Errors) > 0 {
-				return nil, nil, errFormInvalid
+				return nil, errFormInvalid
 			}
-			for _, field := range changedFields(&before, m) {
-				if !slices.Contains(person, field) {
-					person = append(person, field)
-				}
-			}
-			m.UpdatedAt = now
-			tr, err := monitors.Reconfigure(m, now)
-			return tr, person, err
+			return manage.ChangedFields(&before, m), nil
 		}})
+	var ve *monitors.ValidationError
 	switch {
 	case errors.Is(err, errFormInvalid):
+	case errors.As(err, &ve):
+		field, _ := formField(ve.Field)
+		f.Errors[field] = validationText(err)
 	case errors.Is(err, monitors.ErrConflict):
 		f.Errors["slug"] = fmt.Sprintf("Slug: another monitor of this project is called %q; choose another slug.", f.Slug)
 	case err != nil:
@@ -317,30 +326,6 @@ func (h *Handler) monitorUpdate(c echo.Context) error {
 	}
 	h.flash(c, "Saved.")
 	return redirect(c, "/monitors/"+m.ID)
-}
-
-// changedFields names, as the API does, the configuration fields that
-// differ between a and b.
-func changedFields(a, b *monitors.Monitor) []string {
-	var out []string
-	add := func(changed bool, name string) {
-		if changed {
-			out = append(out, name)
-		}
-	}
-	add(a.Name != b.Name, "name")
-	add(a.Slug != b.Slug, "slug")
-	add(!slices.Equal(a.Tags, b.Tags), "tags")
-	add(a.Schedule != b.Schedule, "schedule")
-	add(a.GraceSeconds != b.GraceSeconds, "grace_seconds")
-	add(a.MaxRuntimeSeconds != b.MaxRuntimeSeconds, "max_runtime_seconds")
-	add(a.DeadlineSeconds != b.DeadlineSeconds, "deadline_seconds")
-	add(a.AlertOnFailure != b.AlertOnFailure, "alert_on_failure")
-	add(a.FailureThreshold != b.FailureThreshold, "failure_threshold")
-	add(a.RecoveryThreshold != b.RecoveryThreshold, "recovery_threshold")
-	add(a.Overlap != b.Overlap, "overlap")
-	add(!slices.Equal(a.Channels, b.Channels), "channels")
-	return out
 }
 
 // previewData is the live reading of a schedule in the form.
@@ -355,14 +340,17 @@ type previewData struct {
 // schedulePreview answers the form's htmx request as the schedule is typed.
 func (h *Handler) schedulePreview(c echo.Context) error {
 	v := c.Get(viewerKey).(*viewer)
-	d := preview(c.QueryParam("schedule_kind"), c.QueryParam("expr"), c.QueryParam("tz"), c.QueryParam("every"), h.now())
+	d := preview(&monitorForm{Kind: c.QueryParam("schedule_kind"), Expr: c.QueryParam("expr"), TZ: c.QueryParam("tz"),
+		Every: c.QueryParam("every"), Dialect: c.QueryParam("dialect")}, h.now())
 	return h.renderFragment(c, http.StatusOK, "preview", "preview-fragment", &page{V: v, Data: d})
 }
 
-// preview reads a schedule: its plain-language description and its next
-// five fire times in its own zone, or what is wrong with it, in words.
-func preview(kind, expr, tz, every string, now time.Time) *previewData {
-	switch monitors.ScheduleKind(kind) {
+// preview reads the schedule of a form: its plain-language description and
+// its next five fire times in its own zone and its scheduler's dialect, or
+// what is wrong with it, in words.
+func preview(f *monitorForm, now time.Time) *previewData {
+	expr, tz, every := f.Expr, f.TZ, f.Every
+	switch monitors.ScheduleKind(f.Kind) {
 	case monitors.ScheduleInterval:
 		secs, err := parseFormDuration(every)
 		switch {
@@ -387,19 +375,17 @@ func preview(kind, expr, tz, every string, now time.Time) *previewData {
 	if expr == "" {
 		return &previewData{Error: "Cron expression: enter one, such as 0 2 * * * (02:00 every day) or */15 * * * *."}
 	}
-	loc, err := monitors.LoadLocation(tz)
+	sched, err := monitors.ValidateSchedule(monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: expr, TZ: tz,
+		Dialect: monitors.Dialect(f.Dialect)}.WithDefaults())
 	if err != nil {
 		return &previewData{Error: validationText(err)}
 	}
-	e, err := cron.Parse(expr)
-	if err != nil {
-		return &previewData{Error: "Cron expression: " + err.Error() + "."}
+	loc := sched.Location()
+	if _, ok := sched.(monitors.Interval); ok { // robfig's @every
+		return &previewData{Interval: true, Words: "Expects a ping every " + plainDuration(sched.Next(now).Sub(now)) +
+			", counted from the last run (robfig's @every)."}
 	}
-	sched, err := monitors.ParseSchedule(monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: expr, TZ: tz})
-	if err != nil {
-		return &previewData{Error: validationText(err)}
-	}
-	d := &previewData{Words: capitalize(e.Describe()), Zone: loc.String()}
+	d := &previewData{Words: capitalize(cmp.Or(monitors.ScheduleWords(sched), expr)), Zone: loc.String()}
 	t := now
 	for range 5 {
 		t = sched.Next(t)

@@ -57,8 +57,8 @@ func (h *Handler) monitorRow(v *viewer, m *monitors.Monitor, runs []*monitors.Ru
 	switch {
 	case m.Paused:
 		r.NextLabel = "paused: nothing is expected"
-	case m.State.Retry != nil:
-		r.Next, r.NextLabel = v.when(m.State.Retry.At), "retry announced"
+	case m.State.NextRetry() != nil:
+		r.Next, r.NextLabel = v.when(m.State.NextRetry().At), "retry announced"
 	case !m.State.Expected.IsZero():
 		r.Next, r.NextLabel = v.when(m.State.Expected), "expected"
 		if st == monitors.StatusLate {
@@ -78,6 +78,9 @@ func (h *Handler) monitorRow(v *viewer, m *monitors.Monitor, runs []*monitors.Ru
 		r.Why = fmt.Sprintf("No ping since it was expected; it goes down %s unless one arrives.", relative(downAt, v.Now))
 	case monitors.StatusRetrying:
 		r.Why = "A failed attempt announced a retry; the retry has not reported yet."
+		if n := len(m.State.Retries); n > 1 {
+			r.Why = fmt.Sprintf("Failed attempts of %d occurrences announced retries; each is watched until its retry reports.", n)
+		}
 	case monitors.StatusRunning:
 		if runs := m.State.Runs; len(runs) > 0 {
 			r.Why = fmt.Sprintf("A run started %s; it counts as stuck after %s.", relative(runs[0].StartedAt, v.Now), plainDuration(m.MaxRuntime()))
@@ -628,29 +631,23 @@ func crontabSchedule(m *monitors.Monitor) (string, string) {
 	return "* * * * *", "Adjust the schedule: the monitor expects a ping every " + plainDuration(time.Duration(every)*time.Second) + "."
 }
 
-// monitorPause and monitorResume change a monitor through the state
-// machine, under the store's lock.
+// monitorPause and monitorResume pause and resume a monitor as a person,
+// as the API does: a pause is the person field "paused", which the
+// monitor's source declaring it again leaves alone.
 func (h *Handler) monitorPause(c echo.Context) error {
-	return h.pauseResume(c, monitors.Pause, "Paused. It records pings but judges nothing until resumed.")
+	return h.pauseResume(c, true, "Paused. It records pings but judges nothing until resumed.")
 }
 
 func (h *Handler) monitorResume(c echo.Context) error {
-	return h.pauseResume(c, monitors.Resume, "Resumed. It starts afresh: nothing is expected until its next ping.")
+	return h.pauseResume(c, false, "Resumed. It starts afresh: nothing is expected until its next ping.")
 }
 
-func (h *Handler) pauseResume(c echo.Context, fn func(*monitors.Monitor, time.Time) (*monitors.Transition, error), msg string) error {
+func (h *Handler) pauseResume(c echo.Context, paused bool, msg string) error {
 	v, m, err := h.loadMonitor(c)
 	if err != nil {
 		return err
 	}
-	now := h.now()
-	_, err = h.store.MonitorModify(c.Request().Context(), &monitors.MonitorModifyParams{ProjectID: v.Project.ID, ID: m.ID,
-		Fn: func(m *monitors.Monitor) (*monitors.Transition, error) {
-			tr, err := fn(m, now)
-			m.UpdatedAt = now
-			return tr, err
-		}})
-	if err != nil {
+	if _, _, err := h.manage.MonitorSetPaused(c.Request().Context(), v.Project.ID, m.ID, paused); err != nil {
 		return err
 	}
 	h.flash(c, msg)
@@ -662,7 +659,7 @@ func (h *Handler) monitorDelete(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := h.store.MonitorDelete(c.Request().Context(), v.Project.ID, m.ID); err != nil {
+	if err := h.manage.MonitorDelete(c.Request().Context(), v.Project.ID, m.ID); err != nil {
 		return err
 	}
 	h.log.Info("monitor deleted from the dashboard", "monitor_id", m.ID, "user_id", v.User.ID)

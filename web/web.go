@@ -16,6 +16,7 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 	"golang.org/x/time/rate"
 
+	"github.com/vigilhq/vigil/manage"
 	"github.com/vigilhq/vigil/monitors"
 )
 
@@ -94,6 +95,7 @@ type Config struct {
 // Handler serves the dashboard.
 type Handler struct {
 	store   monitors.Store
+	manage  *manage.Service // what a person changes, as through the API
 	baseURL string
 	secure  bool
 	log     *slog.Logger
@@ -138,6 +140,7 @@ func New(cfg Config) (*Handler, error) {
 	if h.now == nil {
 		h.now = time.Now
 	}
+	h.manage = manage.New(cfg.Store, h.now)
 	if h.refresh <= 0 {
 		h.refresh = RefreshIntervalDefault
 	}

@@ -434,6 +434,10 @@ func TestSchedulePreview(t *testing.T) {
 		{"schedule_kind=interval&every=90s", []string{"Expects a ping every 1 minute 30 seconds, counted from the last ping."}},
 		{"schedule_kind=interval&every=1h30m", []string{"every 1 hour 30 minutes"}},
 		{"schedule_kind=interval&every=soon", []string{"Interval: &#34;soon&#34; is not a duration"}},
+		{"schedule_kind=cron&dialect=quartz&expr=0+30+2+%3F+*+1%232&tz=Europe/Berlin",
+			[]string{"At 02:30 on the second Sunday of the month", "Sun 8 Mar 2026, 02:30:00 CET", "Sun 12 Apr 2026, 02:30:00 CEST"}},
+		{"schedule_kind=cron&expr=0+30+2+%3F+*+1%232", []string{"? is not cronie syntax"}},
+		{"schedule_kind=cron&dialect=robfig&expr=0+0+L+*+*", []string{"valid in the cronie dialect"}},
 	} {
 		r := c.get("/schedule/preview?" + tt.query)
 		require.Equal(t, http.StatusOK, r.status)
@@ -495,6 +499,24 @@ func TestMonitorForm(t *testing.T) {
 	list, err := b.store.MonitorList(ctx, &monitors.MonitorListParams{ProjectID: b.project.ID})
 	require.NoError(t, err)
 	require.Len(t, list, 1)
+
+	// A job run by robfig/cron is judged by robfig's reading.
+	rob := url.Values{}
+	for k, v := range form {
+		rob[k] = v
+	}
+	rob.Set("name", "Robfig job")
+	rob.Set("dialect", "robfig")
+	rob.Set("expr", "0 0 2 * * *")
+	r = c.postForm("/monitors", rob)
+	require.Equal(t, http.StatusSeeOther, r.status, r.body)
+	rm, err := b.store.MonitorGetBySlug(ctx, b.project.ID, "robfig-job")
+	require.NoError(t, err)
+	require.Equal(t, monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: "0 0 2 * * *", TZ: "Europe/Berlin",
+		Dialect: monitors.DialectRobfig}, rm.Schedule)
+	require.Contains(t, c.get(r.location).body, "At 02:00 every day (Europe/Berlin, as robfig/cron reads it)")
+	require.Contains(t, c.get("/monitors/"+rm.ID+"/edit").body, `<option value="robfig" selected>`)
+	require.NoError(t, b.store.MonitorDelete(ctx, b.project.ID, rm.ID))
 
 	// An edit reconfigures the monitor and marks what the person changed.
 	edit := url.Values{}

@@ -11,18 +11,21 @@ import (
 
 var errHelp = errors.New("help shown")
 
-// cronCmd runs "vigil cron next EXPR [--tz ZONE] [--from RFC3339] [-n N]".
+// cronCmd runs "vigil cron next EXPR [--tz ZONE] [--from RFC3339] [-n N]
+// [--dialect cronie|robfig|quartz]".
 func cronCmd(env *cmdEnv, args []string) error {
 	if len(args) == 0 || args[0] != "next" {
-		return usageError{`usage: vigil cron next EXPR [--tz ZONE] [--from RFC3339] [-n N]`}
+		return usageError{`usage: vigil cron next EXPR [--tz ZONE] [--from RFC3339] [-n N] [--dialect cronie|robfig|quartz]`}
 	}
 	fs := flag.NewFlagSet("vigil cron next", flag.ContinueOnError)
 	fs.SetOutput(env.stderr)
 	tz := fs.String("tz", "UTC", "IANA time zone the expression runs in")
 	from := fs.String("from", "", "print fire times strictly after this RFC 3339 instant (default: now)")
 	n := fs.Int("n", 5, "how many fire times to print")
+	dialect := fs.String("dialect", string(monitors.DialectCronie),
+		"whose reading of the expression: cronie, robfig (gocron, River, Kubernetes) or quartz")
 	fs.Usage = func() {
-		fmt.Fprintln(env.stderr, "Usage: vigil cron next EXPR [--tz ZONE] [--from RFC3339] [-n N]")
+		fmt.Fprintln(env.stderr, "Usage: vigil cron next EXPR [--tz ZONE] [--from RFC3339] [-n N] [--dialect cronie|robfig|quartz]")
 		fmt.Fprintln(env.stderr, "Prints the next N fire times, one per line, in RFC 3339 with the zone's offset.")
 		fs.PrintDefaults()
 	}
@@ -56,9 +59,16 @@ func cronCmd(env *cmdEnv, args []string) error {
 		}
 		start = t
 	}
-	sched, err := monitors.ParseSchedule(monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: expr[0], TZ: *tz})
+	spec := monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: expr[0], TZ: *tz, Dialect: monitors.Dialect(*dialect)}
+	sched, err := monitors.ValidateSchedule(spec)
 	if err != nil {
 		return err
+	}
+	loc := sched.Location()
+	if _, ok := sched.(monitors.Interval); ok { // robfig's @every: from --from, in --tz
+		if loc, err = monitors.LoadLocation(*tz); err != nil {
+			return err
+		}
 	}
 	t := start
 	for i := 0; i < *n; i++ {
@@ -66,7 +76,7 @@ func cronCmd(env *cmdEnv, args []string) error {
 		if t.IsZero() {
 			return errors.New("the expression fires no more")
 		}
-		fmt.Fprintln(env.stdout, t.In(sched.Location()).Format(time.RFC3339))
+		fmt.Fprintln(env.stdout, t.In(loc).Format(time.RFC3339))
 	}
 	return nil
 }

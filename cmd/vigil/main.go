@@ -9,6 +9,10 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	// The zone database in the binary: schedules name zones (Europe/Berlin),
+	// and a minimal image has no /usr/share/zoneinfo. Without it such a
+	// binary would refuse every zone but UTC.
+	_ "time/tzdata"
 
 	"github.com/vigilhq/vigil/sdk/command"
 )

@@ -35,6 +35,25 @@ func TestCronNext(t *testing.T) {
 			[]string{"2026-11-01T01:00:00-04:00", "2026-11-01T01:00:00-05:00", "2026-11-01T02:00:00-05:00"}},
 		{"flags before the expression", []string{"-n", "2", "--from", "2026-01-01T00:00:00Z", "@daily"},
 			[]string{"2026-01-02T00:00:00Z", "2026-01-03T00:00:00Z"}},
+		// The "Done when" of issue 12: each scheduler's own reading.
+		{"robfig skips the spring day", []string{"30 2 * * *", "--dialect", "robfig", "--tz", "America/New_York",
+			"--from", "2026-03-07T12:00:00-05:00", "-n", "2"},
+			[]string{"2026-03-09T02:30:00-04:00", "2026-03-10T02:30:00-04:00"}},
+		{"quartz counts Sunday as 1", []string{"0 30 2 ? * 1#2", "--dialect", "quartz", "--tz", "Europe/Berlin",
+			"--from", "2026-03-01T00:00:00+01:00", "-n", "2"},
+			[]string{"2026-03-08T02:30:00+01:00", "2026-04-12T02:30:00+02:00"}},
+		{"quartz skips the spring gap", []string{"0 30 2 ? * 1#2", "--dialect", "quartz", "--tz", "America/New_York",
+			"--from", "2026-03-01T00:00:00-05:00", "-n", "1"},
+			[]string{"2026-04-12T02:30:00-04:00"}},
+		{"robfig runs 01:30 twice in autumn", []string{"30 1 * * *", "--dialect=robfig", "--tz", "America/New_York",
+			"--from", "2026-10-31T12:00:00-04:00", "-n", "3"},
+			[]string{"2026-11-01T01:30:00-04:00", "2026-11-01T01:30:00-05:00", "2026-11-02T01:30:00-05:00"}},
+		{"robfig's CRON_TZ wins", []string{"CRON_TZ=Europe/Berlin 0 0 2 * * *", "--dialect", "robfig",
+			"--from", "2026-03-28T00:00:00Z", "-n", "2"},
+			[]string{"2026-03-28T02:00:00+01:00", "2026-03-30T02:00:00+02:00"}},
+		{"robfig's @every counts from --from", []string{"@every 90m", "--dialect", "robfig", "--tz", "Europe/Berlin",
+			"--from", "2026-03-28T00:00:00Z", "-n", "2"},
+			[]string{"2026-03-28T02:30:00+01:00", "2026-03-28T04:00:00+01:00"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -57,6 +76,10 @@ func TestCronNextRejects(t *testing.T) {
 		{[]string{"0 * * * *", "--tz", "Mars/Olympus"}, `unknown time zone "Mars/Olympus"`},
 		{[]string{"0 * * * *", "--from", "yesterday"}, "RFC 3339"},
 		{[]string{}, "exactly one expression"},
+		{[]string{"0 30 2 ? * 1#2"}, `set schedule.dialect to "quartz"`},
+		{[]string{"30 2 * * *", "--dialect", "quartz"}, "seconds first"},
+		{[]string{"0 0 L * *", "--dialect", "robfig"}, `valid in the cronie dialect`},
+		{[]string{"0 * * * *", "--dialect", "vixie"}, `"vixie" is not one of cronie, robfig, quartz`},
 	} {
 		code, out, errOut := runVigil(t, nil, append([]string{"cron", "next"}, tt.args...)...)
 		require.NotEqual(t, 0, code, "args %q", tt.args)

@@ -71,7 +71,7 @@ func run(ctx context.Context, getenv func(string) string) int {
 
 	client := sdk.New(getenv("VIGIL_URL"), sdk.WithAPIKey(getenv("VIGIL_API_KEY")), sdk.WithLogger(logger))
 	mon := riverwrap.New(client.Source("example-river"), riverwrap.WithMaxAttempts(4))
-	report, err := mon.PeriodicJob(riverwrap.Interval(time.Minute), sdk.Job{Slug: "minute-report", Grace: time.Minute},
+	report, err := mon.PeriodicJob(riverwrap.Cron("* * * * *"), sdk.Job{Slug: "minute-report", Grace: time.Minute},
 		func() (river.JobArgs, *river.InsertOpts) { return reportArgs{}, &river.InsertOpts{MaxAttempts: 4} },
 		&river.PeriodicJobOpts{RunOnStart: true})
 	if err != nil {

@@ -63,3 +63,38 @@ func BenchmarkParse(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRobfigNext compares, for one daily expression in New York, this
+// package's Next (cronie, the baseline), robfig/cron's own Schedule.Next
+// (LibraryNext), and the robfig dialect's Next, which follows the chain of
+// fire times (Orbit) and so calls robfig's Next about ten times.
+func BenchmarkRobfigNext(b *testing.B) {
+	loc := mustLoad(b, "America/New_York")
+	e, err := Parse("30 2 * * *")
+	if err != nil {
+		b.Fatal(err)
+	}
+	r, err := ParseRobfig("30 2 * * *")
+	if err != nil {
+		b.Fatal(err)
+	}
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		name string
+		next func(time.Time) time.Time
+	}{
+		{"cronie", func(t time.Time) time.Time { return e.Next(t, loc) }},
+		{"robfig-library", func(t time.Time) time.Time { return r.LibraryNext(t, loc) }},
+		{"robfig-dialect", func(t time.Time) time.Time { return r.Next(t, loc) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				if c.next(start.Add(time.Duration(i%1213) * (7*time.Hour + 13*time.Minute))).IsZero() {
+					b.Fatal("no next fire")
+				}
+				i++
+			}
+		})
+	}
+}

@@ -157,36 +157,54 @@ type Orbit struct {
 // Prev returns the last fire time of the chain strictly before t, or the
 // zero Time when there is none within OrbitSpan.
 func (o Orbit) Prev(t time.Time) time.Time {
-	var found time.Time
-	for w := time.Second; w <= OrbitSpan; w *= 2 {
+	prev, _ := o.walk(t)
+	return prev
+}
+
+// Next returns the first fire time of the chain strictly after t, or the
+// zero Time when there is none.
+func (o Orbit) Next(t time.Time) time.Time {
+	prev, next := o.walk(t.Add(time.Nanosecond)) // from the last fire at or before t
+	if prev.IsZero() {
+		return o.NextFunc(t)
+	}
+	return next
+}
+
+// walk returns the chain's last fire time strictly before t, and the one
+// after it (at or after t, or zero when the engine has none).
+func (o Orbit) walk(t time.Time) (prev, next time.Time) {
+	// Start with windows as long as the gap between the next two fires,
+	// so that a daily schedule takes a few windows, not seventeen.
+	w := time.Second
+	if g := o.NextFunc(t); !g.IsZero() {
+		if h := o.NextFunc(g); h.Sub(g) > w {
+			w = h.Sub(g)
+		}
+	}
+	for ; w <= OrbitSpan; w *= 2 {
 		f := o.NextFunc(t.Add(-w))
 		if f.IsZero() || !f.Before(t) {
 			continue
 		}
 		// Walk the chain from f; stop on an engine that does not advance.
 		n := 0
+		var g time.Time
 		for {
 			n++
-			g := o.NextFunc(f)
+			g = o.NextFunc(f)
 			if g.IsZero() || !g.Before(t) || !g.After(f) {
 				break
 			}
 			f = g
 		}
-		found = f
+		prev, next = f, g
+		if !next.After(prev) {
+			next = time.Time{}
+		}
 		if n >= 2 {
-			return f
+			return prev, next
 		}
 	}
-	return found
-}
-
-// Next returns the first fire time of the chain strictly after t, or the
-// zero Time when there is none.
-func (o Orbit) Next(t time.Time) time.Time {
-	p := o.Prev(t.Add(time.Nanosecond)) // the last fire at or before t
-	if p.IsZero() {
-		return o.NextFunc(t)
-	}
-	return o.NextFunc(p)
+	return prev, next
 }

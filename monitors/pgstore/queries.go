@@ -3,7 +3,10 @@ package pgstore
 // The store's SQL. sqlitestore has a query of the same name for each, so the
 // two can be read side by side.
 
-import "github.com/vigilhq/vigil/monitors"
+import (
+	"github.com/vigilhq/vigil/monitors"
+	"github.com/vigilhq/vigil/monitors/plan"
+)
 
 // qMonitorCountByStatus derives late as MonitorList does.
 var qMonitorCountByStatus = `SELECT CASE WHEN ` + monitors.LateSQL("$1") + ` THEN 'late' ELSE status END,
@@ -322,3 +325,41 @@ const (
 		WHERE m.project_id = $1 AND m.id = ANY($2::text[])
 		ORDER BY r.monitor_id, r.seq DESC`
 )
+
+// queries are the statements the planning layer runs itself.
+var queries = plan.Queries{
+	ProjectCreate: qProjectCreate, ProjectGet: qProjectGet, ProjectGetByPingKey: qProjectGetByPingKey,
+	ProjectList: qProjectList, ProjectListByUser: qProjectListByUser, ProjectRename: qProjectRename,
+	ProjectMemberAdd: qProjectMemberAdd, ProjectBadgeKey: qProjectBadgeKey, ProjectBadgeKeySet: qProjectBadgeKeySet,
+
+	APIKeyCreate: qAPIKeyCreate, APIKeyGetByHash: qAPIKeyGetByHash, APIKeyList: qAPIKeyList, APIKeyRevoke: qAPIKeyRevoke,
+
+	MonitorInsert: qMonitorInsert, MonitorUpdate: qMonitorUpdate, MonitorGet: qMonitorGet,
+	MonitorLock: qMonitorGet + ` FOR UPDATE`, MonitorGetBySlug: qMonitorGetBySlug, MonitorGetByPingKey: qMonitorGetByPingKey,
+	MonitorDelete: qMonitorDelete, MonitorExists: qMonitorExists, MonitorPostpone: qMonitorPostpone,
+	MonitorNextDeadline: qMonitorNextDeadline, MonitorCountByStatus: qMonitorCountByStatus,
+	MonitorPersonFields: qMonitorPersonFields, PersonFieldsGet: qMonitorPersonFieldsGet,
+	PersonFieldsSet: qMonitorPersonFieldsSet, SourceMonitors: qMonitorSyncLock,
+
+	PingList: qPingList, RunList: qRunList, RunListRecent: qRunListRecent, PingPruneCutoffs: qPingPruneCutoffs,
+	PingPrune: qPingPrune, RunPrune: qRunPrune,
+
+	IncidentGet: qIncidentGet, IncidentList: qIncidentList, IncidentExists: qIncidentExists,
+	IncidentEventList: qIncidentEventList, IncidentCountByKind: qIncidentCountByKind,
+
+	HeartbeatLock: qHeartbeatLock, HeartbeatStamp: qHeartbeatStamp, OutageUnsettled: qOutageUnsettled,
+	OutageInsert: qOutageInsert, OutageExtend: qOutageExtend, OutageSettle: qOutageSettle,
+	OutagePostponed: qOutagePostponed, OutageList: qOutageList,
+
+	ChannelCreate: qChannelCreate, ChannelGet: qChannelGet, ChannelLock: qChannelGetForUpdate, ChannelList: qChannelList,
+	ChannelUpdate: qChannelUpdate, ChannelUsers: qChannelUsers, ChannelDelete: qChannelDelete,
+
+	DeliveryGet: qDeliveryGet, DeliveryList: qDeliveryList, DeliveryLock: qDeliveryLock, DeliveryUpdate: qDeliveryUpdate,
+	AttemptInsert: qAttemptInsert, AttemptList: qAttemptList,
+
+	UserLock: qUserLockFirst, UserExists: qUserExists, UserInsert: qUserInsert, UserCount: qUserCount,
+	UserGet: qUserGet, UserGetByEmail: qUserGetByEmail,
+
+	SessionInsert: qSessionInsert, SessionGet: qSessionGet, SessionExtend: qSessionExtend,
+	SessionDelete: qSessionDelete, SessionDeleteExpired: qSessionDeleteExpired,
+}

@@ -85,7 +85,7 @@ func New(pool *pgxpool.Pool, opts Options) *Store {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Store{pool: pool, log: log, enqueue: opts.EnqueueDeliveries}
-	s.Scripts = plan.Scripts{Driver: s, Log: log}
+	s.Scripts = plan.Scripts{Driver: s, Q: &queries, Log: log}
 	return s
 }
 

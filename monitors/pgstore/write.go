@@ -22,7 +22,7 @@ func (t txn) Write(ctx context.Context, w *plan.WriteSet) ([]*monitors.IncidentE
 	var events []*monitors.IncidentEvent
 	returnEvents := func(ic *plan.IncidentWrite) func(pgx.Rows) error {
 		return func(rows pgx.Rows) error {
-			evs, err := pgx.CollectRows(rows, scanEventRow)
+			evs, err := eventRows(rows)
 			if err == nil && len(evs) == 0 && ic != nil && ic.Change.Op == monitors.IncidentOpen {
 				// The database already has an open incident of this kind:
 				// keep it, and its single opened event.
@@ -64,7 +64,7 @@ func (t txn) Write(ctx context.Context, w *plan.WriteSet) ([]*monitors.IncidentE
 			ats[i], runSeqs[i] = ic.Change.At.UTC(), ic.Change.RunSeq
 		}
 		b.Queue(qIncidentOpenMany+eventReturning, ids, projects, mids, kinds, ats, summaries, runSeqs).Query(func(rows pgx.Rows) error {
-			evs, err := pgx.CollectRows(rows, scanEventRow)
+			evs, err := eventRows(rows)
 			if err == nil && len(evs) != n {
 				t.s.log.WarnContext(ctx, "incidents already open; kept the open ones", "opened", len(evs), "asked", n)
 			}
@@ -85,7 +85,7 @@ func (t txn) Write(ctx context.Context, w *plan.WriteSet) ([]*monitors.IncidentE
 func queueMonitors(b *pgx.Batch, w *plan.WriteSet) error {
 	if w.FullRow {
 		for _, m := range w.Monitors {
-			args, err := monitorArgs(m)
+			args, err := plan.MonitorArgs(m)
 			if err != nil {
 				return err
 			}
@@ -111,7 +111,7 @@ func queueMonitors(b *pgx.Batch, w *plan.WriteSet) error {
 			return fmt.Errorf("monitor %s: %w", m.ID, err)
 		}
 		ids[i], statuses[i], states[i] = m.ID, string(m.State.Status), string(st)
-		lastPing[i], expected[i], deadline[i] = timeOrNil(m.State.LastPingAt), timeOrNil(m.State.Expected), ceilMicro(m.NextDeadlineAt)
+		lastPing[i], expected[i], deadline[i] = plan.TimeOrNil(m.State.LastPingAt), plan.TimeOrNil(m.State.Expected), plan.CeilMicro(m.NextDeadlineAt)
 	}
 	b.Queue(qMonitorUpdateState, ids, statuses, states, lastPing, expected, deadline).Exec(func(tag pgconn.CommandTag) error {
 		if got := tag.RowsAffected(); got != int64(n) {
@@ -168,4 +168,9 @@ func int32Ptr(p *int) *int32 {
 	}
 	v := int32(*p)
 	return &v
+}
+
+// eventRows reads the incident events eventReturning returns.
+func eventRows(rows pgx.Rows) ([]*monitors.IncidentEvent, error) {
+	return pgx.CollectRows(rows, func(pgx.CollectableRow) (*monitors.IncidentEvent, error) { return plan.ScanEvent(pgRows{rows}) })
 }

@@ -120,18 +120,24 @@ func (s *Scripts) DeliveryAttemptRecord(ctx context.Context, p *monitors.Deliver
 	}
 	var a *monitors.DeliveryAttempt
 	err = s.Driver.InTx(ctx, func(tx Tx) error {
-		d, err := tx.DeliveryLock(ctx, p.ProjectID, p.DeliveryID)
+		d, err := One(ctx, tx, scanDelivery, s.Q.DeliveryLock, p.ProjectID, p.DeliveryID)
 		if err != nil {
 			return fmt.Errorf("record attempt of delivery %d: %w", p.DeliveryID, err)
 		}
 		if d.State != monitors.DeliveryPending {
 			return fmt.Errorf("record attempt of delivery %d: it is %s already: %w", p.DeliveryID, d.State, monitors.ErrConflict)
 		}
-		a, err = tx.DeliveryAttemptInsert(ctx, &monitors.DeliveryAttempt{DeliveryID: p.DeliveryID,
-			ProjectID: p.ProjectID, IncidentID: d.IncidentID, ChannelID: d.ChannelID, Event: d.Event,
-			Attempt: d.Attempts + 1, StartedAt: p.StartedAt.UTC(), FinishedAt: p.FinishedAt.UTC(),
-			Outcome: p.Outcome, StatusCode: p.StatusCode, Error: AttemptErrorText(p.Error),
-			NextAttemptAt: utcPtr(next)}, state, utcPtr(finished))
+		var status *int
+		if p.StatusCode != 0 {
+			status = &p.StatusCode
+		}
+		next := utcPtr(next)
+		a, err = One(ctx, tx, scanAttempt, s.Q.AttemptInsert, p.DeliveryID, p.ProjectID, d.IncidentID, d.ChannelID,
+			string(d.Event), d.Attempts+1, p.StartedAt.UTC(), p.FinishedAt.UTC(), string(p.Outcome), status,
+			AttemptErrorText(p.Error), next)
+		if err == nil {
+			_, err = tx.Exec(ctx, s.Q.DeliveryUpdate, p.DeliveryID, string(state), d.Attempts+1, next, utcPtr(finished))
+		}
 		if err != nil {
 			return fmt.Errorf("record attempt of delivery %d: %w", p.DeliveryID, err)
 		}

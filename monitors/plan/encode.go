@@ -3,7 +3,6 @@ package plan
 import (
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/vigilhq/vigil/monitors"
 )
@@ -11,36 +10,7 @@ import (
 // EncodeState returns the JSON a store keeps of s, with every instant in
 // UTC.
 func EncodeState(s monitors.State) ([]byte, error) {
-	s.LastPingAt = s.LastPingAt.UTC()
-	s.LastSuccessAt = s.LastSuccessAt.UTC()
-	s.Expected = s.Expected.UTC()
-	s.DeadlineOcc = s.DeadlineOcc.UTC()
-	if s.Retry != nil {
-		r := *s.Retry
-		r.At, r.FailAt = r.At.UTC(), r.FailAt.UTC()
-		s.Retry = &r
-	}
-	if len(s.Runs) > 0 {
-		runs := make([]monitors.OpenRun, len(s.Runs))
-		for i, r := range s.Runs {
-			r.StartedAt = r.StartedAt.UTC()
-			runs[i] = r
-		}
-		s.Runs = runs
-	}
-	if len(s.Open) > 0 {
-		open := make(map[monitors.IncidentKind]time.Time, len(s.Open))
-		for k, v := range s.Open {
-			open[k] = v.UTC()
-		}
-		s.Open = open
-	}
-	if s.Hold != nil {
-		h := *s.Hold
-		h.OutageEnd, h.Until = h.OutageEnd.UTC(), h.Until.UTC()
-		s.Hold = &h
-	}
-	b, err := json.Marshal(s)
+	b, err := json.Marshal(s.UTC())
 	if err != nil {
 		return nil, fmt.Errorf("encode state: %w", err)
 	}

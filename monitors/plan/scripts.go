@@ -17,6 +17,7 @@ import (
 // up with itself as the Driver.
 type Scripts struct {
 	Driver Driver
+	Q      *Queries
 	// Log receives warnings, such as a monitor that could not be
 	// evaluated. Nil discards them.
 	Log *slog.Logger
@@ -132,7 +133,7 @@ func (s *Scripts) write(ctx context.Context, tx Tx, w *WriteSet) error {
 // ID and project did not change, and writes its whole row with the
 // transition fn returns. It is MonitorModify and MonitorPatch.
 func (s *Scripts) modify(ctx context.Context, tx Tx, projectID, id string, fn func(m *monitors.Monitor) (*monitors.Transition, error)) (*monitors.Monitor, error) {
-	m, err := tx.MonitorLock(ctx, projectID, id)
+	m, err := One(ctx, tx, ScanMonitorRow, s.Q.MonitorLock, projectID, id)
 	if err != nil {
 		return nil, err
 	}
@@ -196,7 +197,7 @@ func (s *Scripts) MonitorPatch(ctx context.Context, p *monitors.MonitorPatchPara
 		fields []string
 	)
 	err := s.Driver.InTx(ctx, func(tx Tx) error {
-		old, err := tx.PersonFieldsGet(ctx, p.ProjectID, p.ID)
+		old, err := One(ctx, tx, scalar[[]string], s.Q.PersonFieldsGet, p.ProjectID, p.ID)
 		if err != nil {
 			return fmt.Errorf("patch monitor %s: %w", p.ID, err)
 		}
@@ -214,7 +215,8 @@ func (s *Scripts) MonitorPatch(ctx context.Context, p *monitors.MonitorPatchPara
 		if err != nil {
 			return wrapUnlessFn(err, "patch monitor "+p.ID)
 		}
-		return wrapUnlessFn(tx.PersonFieldsSet(ctx, p.ProjectID, p.ID, fields), "patch monitor "+p.ID)
+		_, err = tx.Exec(ctx, s.Q.PersonFieldsSet, p.ProjectID, p.ID, fields)
+		return wrapUnlessFn(err, "patch monitor "+p.ID)
 	})
 	if err != nil {
 		return nil, nil, err
@@ -244,7 +246,15 @@ func (s *Scripts) MonitorSync(ctx context.Context, p *monitors.MonitorSyncParams
 			if err := tx.SourceLock(ctx, p.ProjectID, p.Source); err != nil {
 				return fmt.Errorf("lock source %q: %w", p.Source, err)
 			}
-			current, fields, err := tx.SourceMonitors(ctx, p.ProjectID, p.Source, p.Slugs)
+			fields := make(map[string][]string)
+			current, err := All(ctx, tx, func(r Row) (*monitors.Monitor, error) {
+				var pf []string
+				m, err := ScanMonitor(r, &pf)
+				if err == nil && len(pf) > 0 {
+					fields[m.ID] = pf
+				}
+				return m, err
+			}, s.Q.SourceMonitors, p.ProjectID, p.Source, nonNil(p.Slugs))
 			if err != nil {
 				return fmt.Errorf("lock monitors of source %q: %w", p.Source, err)
 			}
@@ -256,7 +266,7 @@ func (s *Scripts) MonitorSync(ctx context.Context, p *monitors.MonitorSyncParams
 				// A savepoint would not help: the conflict means another
 				// writer committed this slug, and the whole plan was made
 				// without it.
-				if err := tx.MonitorInsert(ctx, m); err != nil {
+				if err := insertMonitor(ctx, tx, s.Q, m); err != nil {
 					err = fmt.Errorf("insert monitor %q: %w", m.Slug, err)
 					if errors.Is(err, monitors.ErrConflict) {
 						return &errSlugTaken{err}
@@ -332,14 +342,14 @@ func (s *Scripts) MonitorEvaluateDue(ctx context.Context, p *monitors.EvaluateDu
 			return fmt.Errorf("write evaluated monitors: %w", err)
 		}
 		for _, m := range skipped {
-			if err := tx.MonitorPostpone(ctx, m.ID, p.Now.Add(retryUnevaluable)); err != nil {
+			if _, err := tx.Exec(ctx, s.Q.MonitorPostpone, m.ID, p.Now.Add(retryUnevaluable).UTC()); err != nil {
 				return fmt.Errorf("postpone monitor %s: %w", m.ID, err)
 			}
 		}
 		if postponed == 0 || p.Options.OutageEnd.IsZero() {
 			return nil
 		}
-		if err := tx.OutagePostponed(ctx, p.Options.OutageStart, postponed); err != nil {
+		if _, err := tx.Exec(ctx, s.Q.OutagePostponed, p.Options.OutageStart.UTC(), postponed); err != nil {
 			return fmt.Errorf("count postponed monitors: %w", err)
 		}
 		return nil
@@ -364,25 +374,25 @@ func (s *Scripts) EvaluatorHeartbeat(ctx context.Context, p *monitors.EvaluatorH
 	var res *monitors.EvaluatorHeartbeat
 	err := s.Driver.InTx(ctx, func(tx Tx) error {
 		res = &monitors.EvaluatorHeartbeat{}
-		prev, err := tx.HeartbeatLock(ctx)
+		prev, err := One(ctx, tx, scalar[*time.Time], s.Q.HeartbeatLock)
 		if err != nil {
 			return fmt.Errorf("lock evaluator heartbeat: %w", err)
 		}
 		res.Previous = prev
 		stamp, gap := Heartbeat(prev, now, p.Threshold)
-		if err := tx.HeartbeatStamp(ctx, stamp); err != nil {
+		if _, err := tx.Exec(ctx, s.Q.HeartbeatStamp, stamp); err != nil {
 			return fmt.Errorf("stamp evaluator heartbeat: %w", err)
 		}
-		o, err := tx.OutageUnsettled(ctx)
+		o, err := Optional(One(ctx, tx, scanOutage, s.Q.OutageUnsettled))
 		if err != nil {
 			return fmt.Errorf("read unsettled outage: %w", err)
 		}
 		if gap {
 			res.Detected = true
 			if o != nil {
-				o, err = tx.OutageExtend(ctx, o.ID, now)
+				o, err = One(ctx, tx, scanOutage, s.Q.OutageExtend, o.ID, now)
 			} else {
-				o, err = tx.OutageInsert(ctx, *prev, now)
+				o, err = One(ctx, tx, scanOutage, s.Q.OutageInsert, prev.UTC(), now)
 			}
 			if err != nil {
 				return fmt.Errorf("record outage: %w", err)
@@ -392,7 +402,7 @@ func (s *Scripts) EvaluatorHeartbeat(ctx context.Context, p *monitors.EvaluatorH
 			return nil
 		}
 		res.Outage = o
-		settled, err := tx.OutageSettle(ctx, o.ID, now)
+		settled, err := Optional(One(ctx, tx, scanOutage, s.Q.OutageSettle, o.ID, now))
 		if err != nil {
 			return fmt.Errorf("settle outage: %w", err)
 		}
@@ -429,6 +439,13 @@ const (
 	pruneDeleteChunk  = 5000
 )
 
+// pruneCut is where a monitor's kept history ends: the newest ping ID and
+// run seq not kept, nil when all are kept.
+type pruneCut struct {
+	monitorID string
+	ping, run *int64
+}
+
 // PingPrune deletes all but the newest p.KeepPings pings and p.KeepRuns
 // runs of each monitor, and returns how many rows (pings and runs) it
 // deleted. A Keep value of 0 or less leaves that history alone, so that a
@@ -452,21 +469,21 @@ func (s *Scripts) PingPrune(ctx context.Context, p *monitors.PingPruneParams) (i
 		after   string
 	)
 	for {
-		cuts, err := s.Driver.PruneCutoffs(ctx, after, keepPings, keepRuns, pruneMonitorChunk)
+		cuts, err := All(ctx, s.r(), func(r Row) (c pruneCut, err error) { return c, r.Scan(&c.monitorID, &c.ping, &c.run) },
+			s.Q.PingPruneCutoffs, after, keepPings, keepRuns, pruneMonitorChunk)
 		if err != nil {
 			return deleted, fmt.Errorf("prune history: %w", err)
 		}
 		for _, c := range cuts {
 			for _, k := range []struct {
-				runs   bool
-				cutoff *int64
-				what   string
-			}{{false, c.Ping, "pings"}, {true, c.Run, "runs"}} {
+				q, what string
+				cutoff  *int64
+			}{{s.Q.PingPrune, "pings", c.ping}, {s.Q.RunPrune, "runs", c.run}} {
 				for k.cutoff != nil {
-					n, err := s.Driver.PruneDelete(ctx, k.runs, c.MonitorID, *k.cutoff, pruneDeleteChunk)
+					n, err := s.w().Exec(ctx, k.q, c.monitorID, *k.cutoff, pruneDeleteChunk)
 					deleted += n
 					if err != nil {
-						return deleted, fmt.Errorf("prune %s of monitor %s: %w", k.what, c.MonitorID, err)
+						return deleted, fmt.Errorf("prune %s of monitor %s: %w", k.what, c.monitorID, err)
 					}
 					if n < pruneDeleteChunk {
 						break
@@ -477,7 +494,7 @@ func (s *Scripts) PingPrune(ctx context.Context, p *monitors.PingPruneParams) (i
 		if len(cuts) < pruneMonitorChunk {
 			return deleted, nil
 		}
-		after = cuts[len(cuts)-1].MonitorID
+		after = cuts[len(cuts)-1].monitorID
 	}
 }
 
@@ -485,7 +502,7 @@ func (s *Scripts) PingPrune(ctx context.Context, p *monitors.PingPruneParams) (i
 // writes it.
 func (s *Scripts) ChannelModify(ctx context.Context, p *monitors.ChannelModifyParams) (*monitors.Channel, error) {
 	err := s.Driver.InTx(ctx, func(tx Tx) error {
-		c, err := tx.ChannelLock(ctx, p.ProjectID, p.ID)
+		c, err := One(ctx, tx, scanChannel, s.Q.ChannelLock, p.ProjectID, p.ID)
 		if err != nil {
 			return fmt.Errorf("modify channel %s: %w", p.ID, err)
 		}
@@ -494,7 +511,7 @@ func (s *Scripts) ChannelModify(ctx context.Context, p *monitors.ChannelModifyPa
 		}
 		c.ID, c.ProjectID = p.ID, p.ProjectID
 		c.UpdatedAt = c.UpdatedAt.UTC().Truncate(time.Microsecond)
-		if err := tx.ChannelUpdate(ctx, c); err != nil {
+		if _, err := tx.Exec(ctx, s.Q.ChannelUpdate, c.ProjectID, c.ID, c.Name, ConfigArg(c.Config), c.IsDefault, c.UpdatedAt); err != nil {
 			return fmt.Errorf("modify channel %s: %w", p.ID, err)
 		}
 		return nil
@@ -502,7 +519,7 @@ func (s *Scripts) ChannelModify(ctx context.Context, p *monitors.ChannelModifyPa
 	if err != nil {
 		return nil, err
 	}
-	return s.Driver.ChannelGet(ctx, p.ProjectID, p.ID)
+	return s.ChannelGet(ctx, p.ProjectID, p.ID)
 }
 
 // ChannelDelete deletes a channel that no monitor of its project names;
@@ -510,17 +527,17 @@ func (s *Scripts) ChannelModify(ctx context.Context, p *monitors.ChannelModifyPa
 // locked first, so a delete and a check see the same monitors.
 func (s *Scripts) ChannelDelete(ctx context.Context, projectID, id string) error {
 	return s.Driver.InTx(ctx, func(tx Tx) error {
-		if _, err := tx.ChannelLock(ctx, projectID, id); err != nil {
+		if _, err := One(ctx, tx, scanChannel, s.Q.ChannelLock, projectID, id); err != nil {
 			return fmt.Errorf("delete channel %s: %w", id, err)
 		}
-		users, err := tx.ChannelUsers(ctx, projectID, id)
+		users, err := All(ctx, tx, scalar[string], s.Q.ChannelUsers, projectID, id)
 		if err != nil {
 			return fmt.Errorf("delete channel %s: %w", id, err)
 		}
 		if len(users) > 0 {
 			return &monitors.ChannelInUseError{ChannelID: id, Monitors: users}
 		}
-		if err := tx.ChannelDelete(ctx, projectID, id); err != nil {
+		if _, err := tx.Exec(ctx, s.Q.ChannelDelete, projectID, id); err != nil {
 			return fmt.Errorf("delete channel %s: %w", id, err)
 		}
 		return nil
@@ -535,7 +552,12 @@ func (s *Scripts) UserCreate(ctx context.Context, p *monitors.UserCreateParams) 
 		CreatedAt: NowOr(p.Now)}
 	err := s.Driver.InTx(ctx, func(tx Tx) error {
 		if p.OnlyFirst {
-			exists, err := tx.UserAny(ctx)
+			if s.Q.UserLock != "" {
+				if _, err := tx.Exec(ctx, s.Q.UserLock); err != nil {
+					return fmt.Errorf("lock users: %w", err)
+				}
+			}
+			exists, err := One(ctx, tx, scalar[bool], s.Q.UserExists)
 			if err != nil {
 				return fmt.Errorf("count users: %w", err)
 			}
@@ -543,11 +565,11 @@ func (s *Scripts) UserCreate(ctx context.Context, p *monitors.UserCreateParams) 
 				return fmt.Errorf("a user exists already: %w", monitors.ErrConflict)
 			}
 		}
-		if err := tx.UserInsert(ctx, u); err != nil {
+		if _, err := tx.Exec(ctx, s.Q.UserInsert, u.ID, u.Email, u.PasswordHash, u.CreatedAt); err != nil {
 			return err
 		}
 		for _, pid := range p.ProjectIDs {
-			if err := tx.ProjectMemberInsert(ctx, pid, u.ID, u.CreatedAt); err != nil {
+			if _, err := tx.Exec(ctx, s.Q.ProjectMemberAdd, pid, u.ID, u.CreatedAt); err != nil {
 				return fmt.Errorf("add to project %s: %w", pid, err)
 			}
 		}

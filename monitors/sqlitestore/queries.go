@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/vigilhq/vigil/monitors"
+	"github.com/vigilhq/vigil/monitors/plan"
 )
 
 // qMonitorCountByStatus derives late as MonitorList does.
@@ -102,7 +103,7 @@ const (
 		body, body_truncated, remote_addr, user_agent) VALUES %s RETURNING id`
 	qPingInsertRow = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	qPingList      = `SELECT ` + pingCols + ` FROM pings WHERE monitor_id = ?1 AND (?2 = 0 OR id < ?2)
-		ORDER BY id DESC LIMIT ?3`
+		ORDER BY id DESC LIMIT coalesce(?3, -1)`
 	// qPingPruneCutoffs finds, for a chunk of monitors in ID order, the
 	// newest ping and run that are no longer kept.
 	qPingPruneCutoffs = `SELECT m.id,
@@ -126,7 +127,7 @@ const (
 			stuck = excluded.stuck`
 	qRunUpsertRow = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	qRunList      = `SELECT ` + runCols + ` FROM runs WHERE monitor_id = ?1 AND (?2 = 0 OR seq < ?2)
-		ORDER BY seq DESC LIMIT ?3`
+		ORDER BY seq DESC LIMIT coalesce(?3, -1)`
 
 	incidentCols = `id, project_id, monitor_id, kind, opened_at, resolved_at, summary, resolve_summary,
 		run_seq, ping_id`
@@ -154,11 +155,11 @@ const (
 	qIncidentList = `SELECT ` + incidentCols + ` FROM incidents
 		WHERE project_id = ?1 AND (?2 = '' OR monitor_id = ?2) AND (NOT ?3 OR resolved_at IS NULL)
 			AND (?4 IS NULL OR resolved_at IS NULL OR resolved_at >= ?4)
-		ORDER BY opened_at DESC, id DESC LIMIT ?5 OFFSET ?6`
+		ORDER BY opened_at DESC, id DESC LIMIT coalesce(?5, -1) OFFSET ?6`
 	qIncidentExists = `SELECT EXISTS (SELECT 1 FROM incidents WHERE project_id = ? AND id = ?)`
 
 	qIncidentEventList = `SELECT id, incident_id, monitor_id, project_id, kind, at, summary FROM incident_events
-		WHERE project_id = ?1 AND (?2 = '' OR incident_id = ?2) ORDER BY id LIMIT ?3`
+		WHERE project_id = ?1 AND (?2 = '' OR incident_id = ?2) ORDER BY id LIMIT coalesce(?3, -1)`
 
 	// eventReturning, appended to a statement that inserts incident events,
 	// returns them.
@@ -237,13 +238,13 @@ const (
 	// transaction. An outage is named by its start, which extending it
 	// does not change.
 	qOutagePostponed = `UPDATE outages SET monitors_postponed = monitors_postponed + ?2 WHERE started_at = ?1`
-	qOutageList      = `SELECT ` + outageCols + ` FROM outages WHERE (?1 = 0 OR id < ?1) ORDER BY id DESC LIMIT ?2`
+	qOutageList      = `SELECT ` + outageCols + ` FROM outages WHERE (?1 = 0 OR id < ?1) ORDER BY id DESC LIMIT coalesce(?2, -1)`
 
 	channelCols    = `id, project_id, kind, name, config, is_default, created_at, updated_at`
 	qChannelCreate = `INSERT INTO channels (` + channelCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
 	qChannelGet    = `SELECT ` + channelCols + ` FROM channels WHERE project_id = ? AND id = ?`
-	qChannelList   = `SELECT ` + channelCols + ` FROM channels WHERE project_id = ? ORDER BY name, id
-		LIMIT ? OFFSET ?`
+	qChannelList   = `SELECT ` + channelCols + ` FROM channels WHERE project_id = ?1 ORDER BY name, id
+		LIMIT coalesce(?2, -1) OFFSET ?3`
 	qChannelUpdate = `UPDATE channels SET name = ?3, config = ?4, is_default = ?5, updated_at = ?6
 		WHERE project_id = ?1 AND id = ?2`
 	qChannelUsers = `SELECT slug FROM monitors WHERE project_id = ?1
@@ -412,4 +413,45 @@ func (b *bulk) close() error {
 		errs = append(errs, s.Close())
 	}
 	return errors.Join(errs...)
+}
+
+// queries are the statements the planning layer runs itself.
+var queries = plan.Queries{
+	ProjectCreate: qProjectCreate, ProjectGet: qProjectGet, ProjectGetByPingKey: qProjectGetByPingKey,
+	ProjectList: qProjectList, ProjectListByUser: qProjectListByUser, ProjectRename: qProjectRename,
+	ProjectMemberAdd: qProjectMemberAdd, ProjectBadgeKey: qProjectBadgeKey, ProjectBadgeKeySet: qProjectBadgeKeySet,
+
+	APIKeyCreate: qAPIKeyCreate, APIKeyGetByHash: qAPIKeyGetByHash, APIKeyList: qAPIKeyList, APIKeyRevoke: qAPIKeyRevoke,
+
+	// No FOR UPDATE in MonitorLock, ChannelLock, DeliveryLock and
+	// SourceMonitors: SQLite's write transaction, begun IMMEDIATE, holds its
+	// only write lock.
+	MonitorInsert: qMonitorInsert, MonitorUpdate: qMonitorUpdate, MonitorGet: qMonitorGet, MonitorLock: qMonitorGet,
+	MonitorGetBySlug: qMonitorGetBySlug, MonitorGetByPingKey: qMonitorGetByPingKey,
+	MonitorDelete: qMonitorDelete, MonitorExists: qMonitorExists, MonitorPostpone: qMonitorPostpone,
+	MonitorNextDeadline: qMonitorNextDeadline, MonitorCountByStatus: qMonitorCountByStatus,
+	MonitorPersonFields: qMonitorPersonFields, PersonFieldsGet: qMonitorPersonFieldsGet,
+	PersonFieldsSet: qMonitorPersonFieldsSet, SourceMonitors: qMonitorSyncLock,
+
+	PingList: qPingList, RunList: qRunList, RunListRecent: qRunListRecent, PingPruneCutoffs: qPingPruneCutoffs,
+	PingPrune: qPingPrune, RunPrune: qRunPrune,
+
+	IncidentGet: qIncidentGet, IncidentList: qIncidentList, IncidentExists: qIncidentExists,
+	IncidentEventList: qIncidentEventList, IncidentCountByKind: qIncidentCountByKind,
+
+	HeartbeatLock: qHeartbeatLock, HeartbeatStamp: qHeartbeatStamp, OutageUnsettled: qOutageUnsettled,
+	OutageInsert: qOutageInsert, OutageExtend: qOutageExtend, OutageSettle: qOutageSettle,
+	OutagePostponed: qOutagePostponed, OutageList: qOutageList,
+
+	ChannelCreate: qChannelCreate, ChannelGet: qChannelGet, ChannelLock: qChannelGet, ChannelList: qChannelList,
+	ChannelUpdate: qChannelUpdate, ChannelUsers: qChannelUsers, ChannelDelete: qChannelDelete,
+
+	DeliveryGet: qDeliveryGet, DeliveryList: qDeliveryList, DeliveryLock: qDeliveryLock, DeliveryUpdate: qDeliveryUpdate,
+	AttemptInsert: qAttemptInsert, AttemptList: qAttemptList,
+
+	UserExists: qUserExists, UserInsert: qUserInsert, UserCount: qUserCount, UserGet: qUserGet,
+	UserGetByEmail: qUserGetByEmail,
+
+	SessionInsert: qSessionInsert, SessionGet: qSessionGet, SessionExtend: qSessionExtend,
+	SessionDelete: qSessionDelete, SessionDeleteExpired: qSessionDeleteExpired,
 }

@@ -131,7 +131,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}
 	s := &Store{path: path, w: w, r: r, stmts: stmts, log: log, enqueue: opts.EnqueueDeliveries}
-	s.Scripts = plan.Scripts{Driver: s, Log: log}
+	s.Scripts = plan.Scripts{Driver: s, Q: &queries, Log: log}
 	return s, nil
 }
 

@@ -21,11 +21,11 @@ func (t txn) Write(ctx context.Context, w *plan.WriteSet) ([]*monitors.IncidentE
 	}
 	if w.FullRow {
 		for _, m := range w.Monitors {
-			args, err := monitorArgs(m)
+			args, err := plan.MonitorArgs(m)
 			if err != nil {
 				return nil, err
 			}
-			if n, err := rowsAffected(tx.StmtContext(ctx, st.monitorUpdate).ExecContext(ctx, args...)); err != nil {
+			if n, err := rowsAffected(tx.StmtContext(ctx, st.monitorUpdate).ExecContext(ctx, sqlArgs(args)...)); err != nil {
 				return nil, fmt.Errorf("update monitor %s: %w", m.ID, interpret(err))
 			} else if n != 1 {
 				return nil, fmt.Errorf("update monitor %s: %w", m.ID, monitors.ErrNotFound)
@@ -84,7 +84,7 @@ func (t txn) insertPings(ctx context.Context, pings []*monitors.Ping) error {
 		if err != nil {
 			return fmt.Errorf("insert pings: %w", interpret(err))
 		}
-		ids, err := collect(rows, func(r scanner) (id int64, err error) { return id, r.Scan(&id) })
+		ids, err := collect(rows, func(r plan.Row) (id int64, err error) { return id, r.Scan(&id) })
 		if err != nil {
 			return fmt.Errorf("insert pings: %w", interpret(err))
 		}
@@ -135,7 +135,7 @@ func (t txn) writeIncident(ctx context.Context, ic *plan.IncidentWrite) ([]*moni
 		if err != nil {
 			return nil, interpret(err)
 		}
-		return collect(rows, scanEvent)
+		return collect(rows, plan.ScanEvent)
 	}
 	switch c.Op {
 	case monitors.IncidentOpen:
@@ -156,14 +156,14 @@ func (t txn) writeIncident(ctx context.Context, ic *plan.IncidentWrite) ([]*moni
 		if err != nil {
 			return nil, fmt.Errorf("update %s incident: %w", c.Kind, interpret(err))
 		}
-		return collect(rows, scanEvent)
+		return collect(rows, plan.ScanEvent)
 	default: // resolve
 		rows, err := tx.StmtContext(ctx, st.incidentResolve).QueryContext(ctx, ic.MonitorID, string(c.Kind), at, c.Summary)
 		if err != nil {
 			return nil, fmt.Errorf("resolve %s incident: %w", c.Kind, interpret(err))
 		}
 		type resolved struct{ id, project string }
-		done, err := collect(rows, func(r scanner) (v resolved, err error) { return v, r.Scan(&v.id, &v.project) })
+		done, err := collect(rows, func(r plan.Row) (v resolved, err error) { return v, r.Scan(&v.id, &v.project) })
 		if err != nil {
 			return nil, fmt.Errorf("resolve %s incident: %w", c.Kind, err)
 		}

@@ -150,7 +150,7 @@ func Stuck() *notifiers.Notification {
 // berlin gives n's monitor the schedule in words and the zone, as
 // delivery does.
 func berlin(n *notifiers.Notification) *notifiers.Notification {
-	n.Monitor.ScheduleWords, n.Monitor.Zone = "at 02:00 every day", "Europe/Berlin"
+	n.Monitor.ScheduleWords, n.Monitor.Zone = "at 02:00 every day, Europe/Berlin", "Europe/Berlin"
 	return n
 }
 

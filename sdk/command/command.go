@@ -43,7 +43,9 @@ type config struct {
 	timeout    time.Duration
 	retries    int
 	tail       int
-	args       []string
+	// scheduledAt names the occurrence the run belongs to (zero: none).
+	scheduledAt time.Time
+	args        []string
 }
 
 // Main runs `vigil run [flags] -- COMMAND [ARGS...]`: args are the
@@ -134,8 +136,18 @@ func parse(args []string, env func(string) string, stderr io.Writer) (*config, e
 	fs.DurationVar(&cfg.timeout, "timeout", cfg.timeout, "timeout of each request to Vigil (VIGIL_TIMEOUT)")
 	fs.IntVar(&cfg.retries, "retries", cfg.retries, "retries of a request that fails (VIGIL_RETRIES)")
 	fs.IntVar(&cfg.tail, "tail", cfg.tail, "bytes of the end of the output sent to Vigil, at most 102400 (VIGIL_TAIL)")
+	scheduledAt := env("VIGIL_SCHEDULED_AT")
+	fs.StringVar(&scheduledAt, "scheduled-at", scheduledAt,
+		"the scheduled time (RFC 3339) of the occurrence this run belongs to, kept by its retries (VIGIL_SCHEDULED_AT)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
+	}
+	if scheduledAt != "" {
+		t, err := time.Parse(time.RFC3339, scheduledAt)
+		if err != nil {
+			problems = append(problems, fmt.Errorf("--scheduled-at %q: want an RFC 3339 time such as 2026-01-02T02:00:00Z", scheduledAt))
+		}
+		cfg.scheduledAt = t
 	}
 	cfg.args = fs.Args()
 
@@ -195,7 +207,7 @@ func run(ctx context.Context, cfg *config, signals <-chan os.Signal, stdin io.Re
 	client := sdk.New(cfg.url, sdk.WithTimeout(cfg.timeout), sdk.WithRetries(cfg.retries), sdk.WithLogger(logger))
 	// Pings outlive ctx: a shutdown is when the cancel report matters.
 	pingCtx := context.WithoutCancel(ctx)
-	r := client.Begin(pingCtx, cfg.monitor(), sdk.WithAttempt(0))
+	r := client.Begin(pingCtx, cfg.monitor(), sdk.WithAttempt(0), sdk.WithScheduledAt(cfg.scheduledAt))
 
 	tail := &tailBuffer{max: cfg.tail}
 	cmd := exec.Command(cfg.args[0], cfg.args[1:]...)

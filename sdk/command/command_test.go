@@ -143,6 +143,19 @@ func keys(q map[string][]string) []string {
 	return out
 }
 
+func TestRunSendsScheduledAt(t *testing.T) {
+	b := setup(t)
+	require.Equal(t, 3, b.main(t, "exit3", b.args("--scheduled-at", "2026-03-02T03:00:00+01:00"), nil, ""))
+	pings := b.srv.Pings()
+	require.Len(t, pings, 2)
+	for _, p := range pings {
+		require.Equal(t, "2026-03-02T02:00:00Z", p.Query.Get("scheduled_at"), p.Path)
+	}
+	b = setup(t)
+	require.Equal(t, 0, b.main(t, "ok", b.args(), map[string]string{"VIGIL_SCHEDULED_AT": "2026-03-02T02:00:00Z"}, ""))
+	require.Equal(t, "2026-03-02T02:00:00Z", b.srv.Pings()[0].Query.Get("scheduled_at"))
+}
+
 func TestRunReportsExitCodeAndTail(t *testing.T) {
 	b := setup(t)
 	require.Equal(t, 3, b.main(t, "exit3", b.args(), nil, ""))
@@ -316,6 +329,7 @@ func TestUsageErrors(t *testing.T) {
 		"no command":                {"--url", "http://x", "--key", "k"},
 		"--create needs --slug":     {"--url", "http://x", "--key", "k", "--create", "--", "true"},
 		"--tail must be":            {"--url", "http://x", "--key", "k", "--tail", "999999", "--", "true"},
+		"--scheduled-at \"02:00\"":  {"--url", "http://x", "--key", "k", "--scheduled-at", "02:00", "--", "true"},
 		"flag provided but not def": {"--nope", "--", "true"},
 	}
 	for want, args := range cases {

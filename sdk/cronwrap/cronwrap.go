@@ -176,6 +176,10 @@ func (s *Scheduler) run(job sdk.Job, fn func(ctx context.Context) error) {
 	opts := job.RunOptions()
 	if e := s.cron.Entry(id); e.Valid() {
 		opts = append(opts, sdk.WithNextOccurrence(e.Schedule.Next(c.Now())))
+		// robfig/cron sets Prev to the activation time it started this run for.
+		if !e.Prev.IsZero() {
+			opts = append(opts, sdk.WithScheduledAt(e.Prev))
+		}
 	}
 	if err := c.RunWithRetries(ctx, m, fn, opts...); err != nil {
 		c.Logger().InfoContext(ctx, "cronwrap: job failed", "slug", job.Slug, "error", err)

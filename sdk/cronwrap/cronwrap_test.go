@@ -90,8 +90,8 @@ func TestSchedulerDeclaresReportsAndRetries(t *testing.T) {
 		decls := srv.Declarations()
 		require.Len(t, decls, 1, "declared at start-up")
 		require.JSONEq(t, `{"monitors":[
-		  {"name":"every-minute","slug":"every-minute","schedule":{"kind":"cron","expr":"* * * * *"},"grace_seconds":60},
-		  {"name":"flaky","slug":"flaky","schedule":{"kind":"cron","expr":"*/5 * * * *","tz":"Europe/Berlin"},
+		  {"name":"every-minute","slug":"every-minute","schedule":{"kind":"cron","dialect":"robfig","expr":"* * * * *"},"grace_seconds":60},
+		  {"name":"flaky","slug":"flaky","schedule":{"kind":"cron","dialect":"robfig","expr":"*/5 * * * *","tz":"Europe/Berlin"},
 		   "max_runtime_seconds":3600,"deadline_seconds":7200,
 		   "retry_policy":{"name":"quartz-fixed","max_retries":2,"max_delays_seconds":[10,10]}}]}`,
 			string(decls[0].Raw), "the opted-out job is not declared")
@@ -126,6 +126,15 @@ func TestSchedulerDeclaresReportsAndRetries(t *testing.T) {
 		require.Equal(t, []string{
 			"start 1", "success 1", "start 1", "success 1", "start 1", "success 1", "start 1", "success 1", "start 1", "success 1",
 		}, kinds(pings, minuteKey))
+		// Every ping names its occurrence: the entry's activation time,
+		// kept by the flaky occurrence's retries.
+		for _, p := range pings {
+			require.NotEmpty(t, p.Query.Get("scheduled_at"), "%s %s", p.Kind, p.Path)
+			if p.Key == flakyKey {
+				require.Equal(t, "2000-01-01T00:05:00Z", p.Query.Get("scheduled_at"))
+			}
+		}
+		require.Equal(t, "2000-01-01T00:01:00Z", pings[0].Query.Get("scheduled_at"))
 
 		// A job removed from the code is left out of the next declaration.
 		s.Remove(minuteID)
@@ -200,15 +209,20 @@ func TestWrapReportsRunsAndPanics(t *testing.T) {
 
 func TestParseSchedule(t *testing.T) {
 	t.Parallel()
+	robfig := func(expr, tz string) *sdk.Schedule {
+		s := sdk.Cron(expr, tz)
+		s.Dialect = "robfig"
+		return s
+	}
 	s, d, err := cronwrap.ParseSchedule("CRON_TZ=Europe/Berlin 0 2 * * *", false)
 	require.NoError(t, err)
-	require.Equal(t, sdk.Cron("0 2 * * *", "Europe/Berlin"), d)
+	require.Equal(t, robfig("0 2 * * *", "Europe/Berlin"), d)
 	from := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	require.Equal(t, time.Date(2026, 3, 1, 1, 0, 0, 0, time.UTC), s.Next(from).UTC())
 
 	_, d, err = cronwrap.ParseSchedule("30 0 2 * * *", true)
 	require.NoError(t, err)
-	require.Equal(t, sdk.Cron("30 0 2 * * *", ""), d)
+	require.Equal(t, robfig("30 0 2 * * *", ""), d)
 	_, d, err = cronwrap.ParseSchedule("@every 15m", false)
 	require.NoError(t, err)
 	require.Equal(t, sdk.Every(15*time.Minute), d)

@@ -45,7 +45,7 @@ func ExampleScheduler() {
 	defer s.Stop()
 	fmt.Println(string(vigil.Declarations()[0].Raw))
 	// Output:
-	// {"monitors":[{"name":"nightly-invoices","slug":"nightly-invoices","schedule":{"kind":"cron","expr":"0 2 * * *","tz":"Europe/Berlin"},"grace_seconds":600,"max_runtime_seconds":3600,"deadline_seconds":14400,"retry_policy":{"name":"quartz-fixed","max_retries":3,"max_delays_seconds":[300,300,300]}}]}
+	// {"monitors":[{"name":"nightly-invoices","slug":"nightly-invoices","schedule":{"kind":"cron","expr":"0 2 * * *","tz":"Europe/Berlin","dialect":"robfig"},"grace_seconds":600,"max_runtime_seconds":3600,"deadline_seconds":14400,"retry_policy":{"name":"quartz-fixed","max_retries":3,"max_delays_seconds":[300,300,300]}}]}
 }
 
 // Wrap reports the runs of existing cron jobs.

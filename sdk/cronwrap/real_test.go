@@ -104,6 +104,7 @@ func TestRealSchedulerAgainstVigil(t *testing.T) {
 		flakyMon := v.Monitor(t, "flaky")
 		require.Equal(t, "*/5 * * * *", flakyMon.Schedule.Expr)
 		require.Equal(t, "Europe/Berlin", flakyMon.Schedule.TZ)
+		require.Equal(t, "robfig", flakyMon.Schedule.Dialect, "judged by robfig/cron's own fire times")
 		require.Equal(t, []int64{10, 10}, flakyMon.RetryPolicy.MaxDelaysSeconds)
 		require.Equal(t, int64(60), v.Monitor(t, "every-minute").GraceSeconds)
 

@@ -195,6 +195,10 @@ func (w *Scheduler) run(ctx context.Context, job sdk.Job, fn func(ctx context.Co
 		if next, err := j.NextRun(); err == nil && !next.IsZero() {
 			opts = append(opts, sdk.WithNextOccurrence(next))
 		}
+		// gocron stamps LastRun when it sends the run out, at its fire time.
+		if last, err := j.LastRun(); err == nil && !last.IsZero() {
+			opts = append(opts, sdk.WithScheduledAt(last.Truncate(time.Second)))
+		}
 	}
 	return c.RunWithRetries(ctx, m, fn, opts...)
 }

@@ -87,7 +87,7 @@ func TestSchedulerDeclaresReportsAndRetries(t *testing.T) {
 		decls := srv.Declarations()
 		require.Len(t, decls, 1)
 		require.JSONEq(t, `{"monitors":[
-		  {"name":"Hourly report","slug":"hourly","tags":["reports"],"schedule":{"kind":"cron","expr":"0 * * * *"}},
+		  {"name":"Hourly report","slug":"hourly","tags":["reports"],"schedule":{"kind":"cron","dialect":"robfig","expr":"0 * * * *"}},
 		  {"name":"sync","slug":"sync","schedule":{"kind":"interval","every_seconds":600},
 		   "retry_policy":{"name":"nexjob-retry","max_retries":2,"max_delays_seconds":[33,66]}}]}`, string(decls[0].Raw))
 
@@ -100,6 +100,11 @@ func TestSchedulerDeclaresReportsAndRetries(t *testing.T) {
 		hourlyKey := srv.DeclaredKey("reports", "hourly")
 		require.NotEmpty(t, syncKey)
 		require.Equal(t, []string{"start 1", "success 1"}, kinds(pings, hourlyKey))
+		for _, p := range pings {
+			if p.Key == hourlyKey {
+				require.Equal(t, "2000-01-01T01:00:00Z", p.Query.Get("scheduled_at"), "the job's scheduled run")
+			}
+		}
 		got := kinds(pings, syncKey)
 		// 30 s ±10% rounds up to 27..33 s; 60 s ±10% to 54..66 s.
 		require.Regexp(t, `^fail 1 retry_in=(2[7-9]|3[0-3])$`, got[1])

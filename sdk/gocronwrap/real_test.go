@@ -87,6 +87,7 @@ func TestRealSchedulerAgainstVigil(t *testing.T) {
 		require.Len(t, v.Monitors(t, ""), 4, "an opted-out job is not declared")
 		require.Equal(t, "Hourly report", v.Monitor(t, "hourly").Name)
 		require.Equal(t, "0 * * * *", v.Monitor(t, "hourly").Schedule.Expr)
+		require.Equal(t, "robfig", v.Monitor(t, "hourly").Schedule.Dialect, "gocron runs robfig/cron schedules")
 		syncMon := v.Monitor(t, "sync")
 		require.Equal(t, "interval", syncMon.Schedule.Kind)
 		require.Equal(t, int64(600), syncMon.Schedule.EverySeconds)

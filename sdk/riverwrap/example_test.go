@@ -50,5 +50,5 @@ func ExampleMonitor() {
 	// ... riverClient.Start(ctx)
 	fmt.Println(string(vigil.Declarations()[0].Raw))
 	// Output:
-	// {"monitors":[{"name":"nightly-invoices","slug":"nightly-invoices","schedule":{"kind":"cron","expr":"0 2 * * *","tz":"Europe/Berlin"},"grace_seconds":600,"retry_policy":{"name":"river-default","max_retries":4,"max_delays_seconds":[2,18,90,282]}}]}
+	// {"monitors":[{"name":"nightly-invoices","slug":"nightly-invoices","schedule":{"kind":"cron","expr":"0 2 * * *","tz":"Europe/Berlin","dialect":"robfig"},"grace_seconds":600,"retry_policy":{"name":"river-default","max_retries":4,"max_delays_seconds":[2,18,90,282]}}]}
 }

@@ -91,6 +91,7 @@ func TestRealMiddlewareAgainstVigil(t *testing.T) {
 	}
 	flakyMon := v.Monitor(t, "flaky")
 	require.Equal(t, "0 2 * * *", flakyMon.Schedule.Expr)
+	require.Equal(t, "robfig", flakyMon.Schedule.Dialect, "River runs robfig/cron schedules")
 	require.Equal(t, "river-default", flakyMon.RetryPolicy.Name)
 	require.Equal(t, 4, flakyMon.RetryPolicy.MaxRetries)
 	require.Equal(t, "interval", v.Monitor(t, "adhoc").Schedule.Kind, "a watched kind has Vigil's default schedule")

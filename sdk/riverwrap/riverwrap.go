@@ -279,10 +279,26 @@ func (m *Monitor) jobFor(row *rivertype.JobRow) (sdk.Job, bool) {
 	return j, ok
 }
 
+// occurrence is the scheduled time of the periodic job's occurrence that
+// row runs, sent as scheduled_at with each attempt; zero for a job that no
+// periodic job inserted. River keeps a job's scheduled time only until its
+// first retry overwrites it, so the occurrence is named by the job's
+// creation, which River's periodic enqueuer makes at the scheduled time
+// (up to 100 ms early), rounded to the second: the same for every attempt.
+func occurrence(row *rivertype.JobRow) time.Time {
+	var meta map[string]any
+	_ = json.Unmarshal(row.Metadata, &meta)
+	if id, _ := meta[metadataPeriodicJobID].(string); id == "" {
+		return time.Time{}
+	}
+	return row.CreatedAt.Round(time.Second)
+}
+
 // Work implements rivertype.WorkerMiddleware: it reports the attempt.
 //
-//   - start, with a fresh run id and attempt = River's attempt, sent in the
-//     background so the job does not wait;
+//   - start, with a fresh run id, attempt = River's attempt and, for a
+//     periodic job, scheduled_at = its occurrence, sent in the background
+//     so the job does not wait;
 //   - success when the job returns nil;
 //   - fail with retry_at = River's next scheduled retry when attempts remain
 //     (job.Attempt < job.MaxAttempts), so Vigil waits for the retry instead
@@ -307,7 +323,7 @@ func (m *Monitor) Work(ctx context.Context, row *rivertype.JobRow, doInner func(
 		return doInner(ctx)
 	}
 	pingCtx := context.WithoutCancel(ctx)
-	run := c.Begin(pingCtx, mon, sdk.WithAttempt(row.Attempt))
+	run := c.Begin(pingCtx, mon, sdk.WithAttempt(row.Attempt), sdk.WithScheduledAt(occurrence(row)))
 	report := func(kind sdk.Kind, opts *sdk.PingOptions) {
 		if err := run.Ping(pingCtx, kind, opts); err != nil {
 			c.Logger().WarnContext(ctx, "riverwrap: ping not delivered", "slug", job.Slug, "kind", string(kind), "job_id", row.ID, "error", err)

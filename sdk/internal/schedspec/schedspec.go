@@ -12,7 +12,7 @@ import (
 	"github.com/vigilhq/vigil/sdk"
 )
 
-// Parse describes a robfig/cron style spec: an optional "CRON_TZ=Zone " or
+// Parse describes a robfig/cron style spec, declared in the robfig dialect: an optional "CRON_TZ=Zone " or
 // "TZ=Zone " prefix, then 5 or 6 fields, a descriptor such as "@daily", or
 // "@every 5m". loc is the scheduler's own time zone, used when the spec names
 // none. The spec's validity is the cron library's business; Parse only
@@ -38,7 +38,9 @@ func Parse(spec string, loc *time.Location) (*sdk.Schedule, error) {
 	if tz == "" {
 		tz = ZoneName(loc)
 	}
-	return sdk.Cron(spec, tz), nil
+	sched := sdk.Cron(spec, tz)
+	sched.Dialect = "robfig" // fire times as robfig/cron computes them, DST included
+	return sched, nil
 }
 
 // ZoneName is the IANA name of loc, "" for UTC or nil. For time.Local it is

@@ -1,0 +1,333 @@
+package plan
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"fmt"
+	"time"
+
+	"github.com/vigilhq/vigil/monitors"
+)
+
+// The reads and single-statement writes of [monitors.Store], one query
+// each, the same on both stores: each store gives the SQL (Scripts.Q) and
+// converts the values.
+
+func (s *Scripts) r() DB { return s.Driver.Reader() }
+func (s *Scripts) w() DB { return s.Driver.Writer() }
+
+// ProjectCreate stores a new project. An ID or ping key already in use is
+// monitors.ErrConflict.
+func (s *Scripts) ProjectCreate(ctx context.Context, p *monitors.ProjectCreateParams) (*monitors.Project, error) {
+	pr := &monitors.Project{ID: p.ID, Name: p.Name, PingKey: p.PingKey, CreatedAt: NowOr(p.Now)}
+	_, err := s.w().Exec(ctx, s.Q.ProjectCreate, pr.ID, pr.Name, pr.PingKey, pr.CreatedAt)
+	return wrap(pr, err)("create project")
+}
+
+func (s *Scripts) ProjectGet(ctx context.Context, id string) (*monitors.Project, error) {
+	return wrap(One(ctx, s.r(), scanProject, s.Q.ProjectGet, id))("get project %s", id)
+}
+
+func (s *Scripts) ProjectGetByPingKey(ctx context.Context, pingKey string) (*monitors.Project, error) {
+	return wrap(One(ctx, s.r(), scanProject, s.Q.ProjectGetByPingKey, pingKey))("get project by ping key")
+}
+
+func (s *Scripts) ProjectList(ctx context.Context) ([]*monitors.Project, error) {
+	return wrap(All(ctx, s.r(), scanProject, s.Q.ProjectList))("list projects")
+}
+
+func (s *Scripts) ProjectListByUser(ctx context.Context, userID string) ([]*monitors.Project, error) {
+	return wrap(All(ctx, s.r(), scanProject, s.Q.ProjectListByUser, userID))("list projects of user")
+}
+
+func (s *Scripts) ProjectRename(ctx context.Context, p *monitors.ProjectRenameParams) (*monitors.Project, error) {
+	return wrap(One(ctx, s.w(), scanProject, s.Q.ProjectRename, p.ID, p.Name))("rename project %s", p.ID)
+}
+
+func (s *Scripts) ProjectMemberAdd(ctx context.Context, p *monitors.ProjectMemberAddParams) error {
+	_, err := s.w().Exec(ctx, s.Q.ProjectMemberAdd, p.ProjectID, p.UserID, NowOr(p.Now))
+	return wrapErr(err, "add member to project %s", p.ProjectID)
+}
+
+// ProjectBadgeKey returns the project's badge key, making one on first use;
+// a key another replica set first is kept.
+func (s *Scripts) ProjectBadgeKey(ctx context.Context, projectID string) (string, error) {
+	key, err := One(ctx, s.r(), scalar[string], s.Q.ProjectBadgeKey, projectID)
+	if err != nil || key != "" {
+		return wrap(key, err)("get badge key of project %s", projectID)
+	}
+	b := make([]byte, 32)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails
+	return wrap(One(ctx, s.w(), scalar[string], s.Q.ProjectBadgeKeySet, projectID,
+		base64.RawURLEncoding.EncodeToString(b)))("set badge key of project %s", projectID)
+}
+
+// APIKeyCreate stores a new API key. An unknown project is
+// monitors.ErrNotFound; a hash already stored is monitors.ErrConflict.
+func (s *Scripts) APIKeyCreate(ctx context.Context, p *monitors.APIKeyCreateParams) (*monitors.APIKey, error) {
+	k := &monitors.APIKey{ID: p.ID, ProjectID: p.ProjectID, Name: p.Name, Prefix: p.Prefix, Hash: p.Hash,
+		ReadOnly: p.ReadOnly, CreatedAt: NowOr(p.Now)}
+	_, err := s.w().Exec(ctx, s.Q.APIKeyCreate, k.ID, k.ProjectID, k.Name, k.Prefix, k.Hash, k.ReadOnly, k.CreatedAt)
+	return wrap(k, err)("create api key")
+}
+
+func (s *Scripts) APIKeyGetByHash(ctx context.Context, hash string) (*monitors.APIKey, error) {
+	return wrap(One(ctx, s.r(), scanAPIKey, s.Q.APIKeyGetByHash, hash))("get api key")
+}
+
+func (s *Scripts) APIKeyList(ctx context.Context, projectID string) ([]*monitors.APIKey, error) {
+	return wrap(All(ctx, s.r(), scanAPIKey, s.Q.APIKeyList, projectID))("list api keys")
+}
+
+// APIKeyRevoke revokes a key; revoking it again keeps the first time.
+func (s *Scripts) APIKeyRevoke(ctx context.Context, projectID, id string, at time.Time) error {
+	return wrapErr(Exec1(ctx, s.w(), s.Q.APIKeyRevoke, projectID, id, at.UTC()), "revoke api key %s", id)
+}
+
+// MonitorInsert stores a new monitor. A slug or ping key already in use is
+// monitors.ErrConflict; an unknown project is monitors.ErrNotFound.
+func (s *Scripts) MonitorInsert(ctx context.Context, m *monitors.Monitor) error {
+	return wrapErr(insertMonitor(ctx, s.w(), s.Q, m), "insert monitor")
+}
+
+func insertMonitor(ctx context.Context, db DB, q *Queries, m *monitors.Monitor) error {
+	args, err := MonitorArgs(m)
+	if err != nil {
+		return err
+	}
+	_, err = db.Exec(ctx, q.MonitorInsert, args...)
+	return err
+}
+
+func (s *Scripts) MonitorGet(ctx context.Context, projectID, id string) (*monitors.Monitor, error) {
+	return wrap(One(ctx, s.r(), ScanMonitorRow, s.Q.MonitorGet, projectID, id))("get monitor %s", id)
+}
+
+func (s *Scripts) MonitorGetBySlug(ctx context.Context, projectID, slug string) (*monitors.Monitor, error) {
+	return wrap(One(ctx, s.r(), ScanMonitorRow, s.Q.MonitorGetBySlug, projectID, slug))("get monitor by slug %q", slug)
+}
+
+func (s *Scripts) MonitorGetByPingKey(ctx context.Context, pingKey string) (*monitors.Monitor, error) {
+	return wrap(One(ctx, s.r(), ScanMonitorRow, s.Q.MonitorGetByPingKey, pingKey))("get monitor by ping key")
+}
+
+// ListMonitors runs a store's MonitorList query.
+func ListMonitors(ctx context.Context, db DB, q string, args ...any) ([]*monitors.Monitor, error) {
+	return wrap(All(ctx, db, ScanMonitorRow, q, args...))("list monitors")
+}
+
+func (s *Scripts) MonitorDelete(ctx context.Context, projectID, id string) error {
+	return wrapErr(Exec1(ctx, s.w(), s.Q.MonitorDelete, projectID, id), "delete monitor %s", id)
+}
+
+func (s *Scripts) MonitorPersonFields(ctx context.Context, projectID string, ids []string) (map[string][]string, error) {
+	type pf struct {
+		id     string
+		fields []string
+	}
+	rows, err := All(ctx, s.r(), func(r Row) (v pf, err error) { return v, r.Scan(&v.id, &v.fields) },
+		s.Q.MonitorPersonFields, projectID, nonNil(ids))
+	if err != nil {
+		return nil, fmt.Errorf("get person fields: %w", err)
+	}
+	out := make(map[string][]string, len(rows))
+	for _, r := range rows {
+		out[r.id] = r.fields
+	}
+	return out, nil
+}
+
+// MonitorCountByStatus counts monitors by status at now, late derived as
+// in MonitorList.
+func (s *Scripts) MonitorCountByStatus(ctx context.Context, now time.Time) (map[monitors.Status]int64, error) {
+	type count struct {
+		st monitors.Status
+		n  int64
+	}
+	rows, err := All(ctx, s.r(), func(r Row) (c count, err error) { return c, r.Scan(&c.st, &c.n) },
+		s.Q.MonitorCountByStatus, now.UTC())
+	if err != nil {
+		return nil, fmt.Errorf("count monitors: %w", err)
+	}
+	out := make(map[monitors.Status]int64)
+	for _, c := range rows {
+		out[c.st] += c.n
+	}
+	return out, nil
+}
+
+// MonitorNextDeadline returns the earliest next deadline of any unpaused
+// monitor, or nil when there is none.
+func (s *Scripts) MonitorNextDeadline(ctx context.Context) (*time.Time, error) {
+	return wrap(One(ctx, s.r(), scalar[*time.Time], s.Q.MonitorNextDeadline))("read next deadline")
+}
+
+// check returns monitors.ErrNotFound unless q finds a row.
+func (s *Scripts) check(ctx context.Context, what, q string, args ...any) error {
+	ok, err := One(ctx, s.r(), scalar[bool], q, args...)
+	if err == nil && !ok {
+		err = monitors.ErrNotFound
+	}
+	return wrapErr(err, "%s", what)
+}
+
+// PingList returns a monitor's pings, newest first, before p.Before when it
+// is not 0. A monitor of another project is monitors.ErrNotFound.
+func (s *Scripts) PingList(ctx context.Context, p *monitors.HistoryListParams) ([]*monitors.Ping, error) {
+	if err := s.check(ctx, "list pings of monitor "+p.MonitorID, s.Q.MonitorExists, p.ProjectID, p.MonitorID); err != nil {
+		return nil, err
+	}
+	return wrap(All(ctx, s.r(), scanPing, s.Q.PingList, p.MonitorID, p.Before, LimitArg(p.Limit)))("list pings")
+}
+
+// RunList returns a monitor's runs, newest first, before the run of seq
+// p.Before when it is not 0.
+func (s *Scripts) RunList(ctx context.Context, p *monitors.HistoryListParams) ([]*monitors.Run, error) {
+	if err := s.check(ctx, "list runs of monitor "+p.MonitorID, s.Q.MonitorExists, p.ProjectID, p.MonitorID); err != nil {
+		return nil, err
+	}
+	return wrap(All(ctx, s.r(), scanRun, s.Q.RunList, p.MonitorID, p.Before, LimitArg(p.Limit)))("list runs")
+}
+
+// RunListRecent returns the newest runs of each monitor, by monitor ID.
+func (s *Scripts) RunListRecent(ctx context.Context, p *monitors.RunListRecentParams) (map[string][]*monitors.Run, error) {
+	out := make(map[string][]*monitors.Run)
+	if len(p.MonitorIDs) == 0 || p.PerMonitor <= 0 {
+		return out, nil
+	}
+	runs, err := All(ctx, s.r(), scanRun, s.Q.RunListRecent, p.ProjectID, p.MonitorIDs, p.PerMonitor)
+	for _, r := range runs {
+		out[r.MonitorID] = append(out[r.MonitorID], r)
+	}
+	return wrap(out, err)("list recent runs")
+}
+
+func (s *Scripts) IncidentGet(ctx context.Context, projectID, id string) (*monitors.Incident, error) {
+	return wrap(One(ctx, s.r(), scanIncident, s.Q.IncidentGet, projectID, id))("get incident %s", id)
+}
+
+// IncidentList returns the project's incidents, newest first. With Since,
+// only incidents open at some instant at or after it.
+func (s *Scripts) IncidentList(ctx context.Context, p *monitors.IncidentListParams) ([]*monitors.Incident, error) {
+	if p.MonitorID != "" {
+		if err := s.check(ctx, "list incidents of monitor "+p.MonitorID, s.Q.MonitorExists, p.ProjectID, p.MonitorID); err != nil {
+			return nil, err
+		}
+	}
+	var since *time.Time
+	if p.Since != nil {
+		since = TimeOrNil(*p.Since)
+	}
+	return wrap(All(ctx, s.r(), scanIncident, s.Q.IncidentList, p.ProjectID, p.MonitorID, p.OpenOnly, since,
+		LimitArg(p.Limit), max(p.Offset, 0)))("list incidents")
+}
+
+// IncidentEventList returns incident events of the project, oldest first:
+// those of p.IncidentID, or all when it is empty.
+func (s *Scripts) IncidentEventList(ctx context.Context, p *monitors.IncidentEventListParams) ([]*monitors.IncidentEvent, error) {
+	if p.IncidentID != "" {
+		if err := s.check(ctx, "list events of incident "+p.IncidentID, s.Q.IncidentExists, p.ProjectID, p.IncidentID); err != nil {
+			return nil, err
+		}
+	}
+	return wrap(All(ctx, s.r(), ScanEvent, s.Q.IncidentEventList, p.ProjectID, p.IncidentID, LimitArg(p.Limit)))("list incident events")
+}
+
+func (s *Scripts) IncidentCountByKind(ctx context.Context) ([]monitors.IncidentCount, error) {
+	return wrap(All(ctx, s.r(), func(r Row) (c monitors.IncidentCount, err error) {
+		return c, r.Scan(&c.Kind, &c.Opened, &c.Open)
+	}, s.Q.IncidentCountByKind))("count incidents")
+}
+
+func (s *Scripts) OutageList(ctx context.Context, p *monitors.OutageListParams) ([]*monitors.Outage, error) {
+	return wrap(All(ctx, s.r(), scanOutage, s.Q.OutageList, p.Before, LimitArg(p.Limit)))("list outages")
+}
+
+// ChannelCreate stores a new channel. A name already used in the project
+// (or an ID already used) is monitors.ErrConflict; an unknown project is
+// monitors.ErrNotFound.
+func (s *Scripts) ChannelCreate(ctx context.Context, p *monitors.ChannelCreateParams) (*monitors.Channel, error) {
+	now := NowOr(p.Now)
+	if _, err := s.w().Exec(ctx, s.Q.ChannelCreate, p.ID, p.ProjectID, p.Kind, p.Name, ConfigArg(p.Config),
+		p.IsDefault, now, now); err != nil {
+		return nil, fmt.Errorf("create channel: %w", err)
+	}
+	return s.ChannelGet(ctx, p.ProjectID, p.ID)
+}
+
+func (s *Scripts) ChannelGet(ctx context.Context, projectID, id string) (*monitors.Channel, error) {
+	return wrap(One(ctx, s.r(), scanChannel, s.Q.ChannelGet, projectID, id))("get channel %s", id)
+}
+
+func (s *Scripts) ChannelList(ctx context.Context, p *monitors.ChannelListParams) ([]*monitors.Channel, error) {
+	return wrap(All(ctx, s.r(), scanChannel, s.Q.ChannelList, p.ProjectID, LimitArg(p.Limit), max(p.Offset, 0)))("list channels")
+}
+
+// DeliveryGet returns a delivery of the project, with the event it carries
+// and the earlier pending delivery it waits for, if any.
+func (s *Scripts) DeliveryGet(ctx context.Context, projectID string, id int64) (*monitors.Delivery, error) {
+	return wrap(One(ctx, s.r(), scanDeliveryFull, s.Q.DeliveryGet, projectID, id))("get delivery %d", id)
+}
+
+// DeliveryList returns the deliveries of the project's incidents with those
+// IDs, each with its attempts.
+func (s *Scripts) DeliveryList(ctx context.Context, p *monitors.DeliveryListParams) ([]*monitors.Delivery, error) {
+	if len(p.IncidentIDs) == 0 {
+		return []*monitors.Delivery{}, nil
+	}
+	ds, err := All(ctx, s.r(), scanDeliveryFull, s.Q.DeliveryList, p.ProjectID, p.IncidentIDs)
+	if err != nil {
+		return nil, fmt.Errorf("list deliveries: %w", err)
+	}
+	as, err := All(ctx, s.r(), scanAttempt, s.Q.AttemptList, p.ProjectID, p.IncidentIDs)
+	if err != nil {
+		return nil, fmt.Errorf("list delivery attempts: %w", err)
+	}
+	AttachAttempts(ds, as)
+	return ds, nil
+}
+
+func (s *Scripts) UserCount(ctx context.Context) (int, error) {
+	return wrap(One(ctx, s.r(), scalar[int], s.Q.UserCount))("count users")
+}
+
+func (s *Scripts) UserGet(ctx context.Context, id string) (*monitors.User, error) {
+	return wrap(One(ctx, s.r(), scanUser, s.Q.UserGet, id))("get user %s", id)
+}
+
+// UserGetByEmail finds a user by email, compared in lower case.
+func (s *Scripts) UserGetByEmail(ctx context.Context, email string) (*monitors.User, error) {
+	return wrap(One(ctx, s.r(), scanUser, s.Q.UserGetByEmail, monitors.NormalizeEmail(email)))("get user by email")
+}
+
+func (s *Scripts) SessionCreate(ctx context.Context, p *monitors.SessionCreateParams) (*monitors.Session, error) {
+	se := &monitors.Session{ID: p.ID, UserID: p.UserID, TokenHash: p.TokenHash, CSRFToken: p.CSRFToken,
+		CreatedAt: NowOr(p.Now), ExpiresAt: p.ExpiresAt.UTC().Truncate(time.Microsecond)}
+	_, err := s.w().Exec(ctx, s.Q.SessionInsert, se.ID, se.UserID, se.TokenHash, se.CSRFToken, se.CreatedAt, se.ExpiresAt)
+	return wrap(se, err)("create session")
+}
+
+func (s *Scripts) SessionGet(ctx context.Context, p *monitors.SessionGetParams) (*monitors.Session, error) {
+	return wrap(One(ctx, s.r(), scanSession, s.Q.SessionGet, p.TokenHash, p.Now.UTC()))("get session")
+}
+
+func (s *Scripts) SessionExtend(ctx context.Context, id string, expiresAt time.Time) error {
+	return wrapErr(Exec1(ctx, s.w(), s.Q.SessionExtend, id, expiresAt.UTC()), "extend session")
+}
+
+func (s *Scripts) SessionDelete(ctx context.Context, tokenHash string) error {
+	_, err := s.w().Exec(ctx, s.Q.SessionDelete, tokenHash)
+	return wrapErr(err, "delete session")
+}
+
+func (s *Scripts) SessionDeleteExpired(ctx context.Context, now time.Time) (int64, error) {
+	return wrap(s.w().Exec(ctx, s.Q.SessionDeleteExpired, now.UTC()))("delete expired sessions")
+}
+
+func wrapErr(err error, format string, args ...any) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf(format+": %w", append(args, err)...)
+}

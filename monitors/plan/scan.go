@@ -1,0 +1,198 @@
+package plan
+
+import (
+	"time"
+
+	"github.com/vigilhq/vigil/monitors"
+)
+
+// The columns each kind of row is read with, in the order the stores'
+// queries select them, and the arguments a monitor is written with.
+
+// MonitorArgs returns the arguments of Queries.MonitorInsert and
+// MonitorUpdate. NextDeadlineAt is derived from the state here, so the
+// stored deadline never disagrees with it.
+func MonitorArgs(m *monitors.Monitor) ([]any, error) {
+	m.NextDeadlineAt = m.NextDeadline()
+	state, err := EncodeState(m.State)
+	if err != nil {
+		return nil, err
+	}
+	retry, err := EncodeRetryPolicy(m.RetryPolicy)
+	if err != nil {
+		return nil, err
+	}
+	return []any{
+		m.ID, m.ProjectID, m.Name, m.Slug, nonNil(m.Tags), string(m.Schedule.Kind), m.Schedule.Expr,
+		m.Schedule.TZ, m.Schedule.EverySeconds, m.GraceSeconds, m.MaxRuntimeSeconds, m.DeadlineSeconds,
+		string(m.AlertOnFailure), m.FailureThreshold, m.RecoveryThreshold, string(m.Overlap),
+		nonNil(m.Channels), m.Paused, m.Source, m.Discovered, retry, m.PingKey,
+		m.CreatedAt.UTC(), m.UpdatedAt.UTC(), string(m.State.Status), state, TimeOrNil(m.State.LastPingAt),
+		TimeOrNil(m.State.Expected), CeilMicro(m.NextDeadlineAt), string(m.Schedule.Dialect), !m.HideOutput,
+	}, nil
+}
+
+// ScanMonitor reads a monitor's columns, then extra ones.
+func ScanMonitor(r Row, extra ...any) (*monitors.Monitor, error) {
+	var (
+		m            monitors.Monitor
+		retry, state []byte
+		notifyOutput bool
+	)
+	err := r.Scan(append([]any{&m.ID, &m.ProjectID, &m.Name, &m.Slug, &m.Tags, &m.Schedule.Kind, &m.Schedule.Expr,
+		&m.Schedule.TZ, &m.Schedule.EverySeconds, &m.GraceSeconds, &m.MaxRuntimeSeconds, &m.DeadlineSeconds,
+		&m.AlertOnFailure, &m.FailureThreshold, &m.RecoveryThreshold, &m.Overlap, &m.Channels, &m.Paused,
+		&m.Source, &m.Discovered, &retry, &m.PingKey, &m.CreatedAt, &m.UpdatedAt, &state, &m.NextDeadlineAt,
+		&m.Schedule.Dialect, &notifyOutput}, extra...)...)
+	if err != nil {
+		return nil, err
+	}
+	m.HideOutput = !notifyOutput
+	return &m, DecodeMonitorJSON(&m, state, retry)
+}
+
+// ScanMonitorRow reads a monitor's columns.
+func ScanMonitorRow(r Row) (*monitors.Monitor, error) { return ScanMonitor(r) }
+
+func scanProject(r Row) (*monitors.Project, error) {
+	var pr monitors.Project
+	return &pr, r.Scan(&pr.ID, &pr.Name, &pr.PingKey, &pr.CreatedAt)
+}
+
+func scanAPIKey(r Row) (*monitors.APIKey, error) {
+	var k monitors.APIKey
+	return &k, r.Scan(&k.ID, &k.ProjectID, &k.Name, &k.Prefix, &k.Hash, &k.ReadOnly, &k.CreatedAt, &k.LastUsedAt, &k.RevokedAt)
+}
+
+func scanPing(r Row) (*monitors.Ping, error) {
+	var pg monitors.Ping
+	return &pg, r.Scan(&pg.ID, &pg.MonitorID, &pg.Kind, &pg.At, &pg.RID, &pg.Attempt, &pg.RetryAt, &pg.ExitCode,
+		&pg.DurationMS, &pg.Body, &pg.BodyTruncated, &pg.RemoteAddr, &pg.UserAgent)
+}
+
+func scanRun(r Row) (*monitors.Run, error) {
+	var run monitors.Run
+	return &run, r.Scan(&run.MonitorID, &run.Seq, &run.RID, &run.StartedAt, &run.FinishedAt, &run.Outcome,
+		&run.DurationMS, &run.Attempt, &run.ExitCode, &run.WillRetry, &run.Stuck)
+}
+
+func scanIncident(r Row) (*monitors.Incident, error) {
+	var in monitors.Incident
+	return &in, r.Scan(&in.ID, &in.ProjectID, &in.MonitorID, &in.Kind, &in.OpenedAt, &in.ResolvedAt, &in.Summary,
+		&in.ResolveSummary, &in.RunSeq, &in.PingID)
+}
+
+// ScanEvent reads an incident event: id, incident_id, monitor_id,
+// project_id, kind, at, summary.
+func ScanEvent(r Row) (*monitors.IncidentEvent, error) {
+	var e monitors.IncidentEvent
+	return &e, r.Scan(&e.ID, &e.IncidentID, &e.MonitorID, &e.ProjectID, &e.Kind, &e.At, &e.Summary)
+}
+
+func scanOutage(r Row) (*monitors.Outage, error) {
+	var o monitors.Outage
+	return &o, r.Scan(&o.ID, &o.StartedAt, &o.EndedAt, &o.MonitorsPostponed, &o.SettledAt)
+}
+
+func scanChannel(r Row) (*monitors.Channel, error) {
+	var (
+		c      monitors.Channel
+		config []byte
+	)
+	err := r.Scan(&c.ID, &c.ProjectID, &c.Kind, &c.Name, &config, &c.IsDefault, &c.CreatedAt, &c.UpdatedAt)
+	c.Config = config
+	return &c, err
+}
+
+// ScanDelivery reads a delivery's columns, then extra ones.
+func ScanDelivery(r Row, extra ...any) (*monitors.Delivery, error) {
+	var d monitors.Delivery
+	return &d, r.Scan(append([]any{&d.ID, &d.ProjectID, &d.IncidentID, &d.MonitorID, &d.ChannelID, &d.EventID,
+		&d.Event, &d.State, &d.Attempts, &d.CreatedAt, &d.NextAttemptAt, &d.FinishedAt}, extra...)...)
+}
+
+func scanDelivery(r Row) (*monitors.Delivery, error) { return ScanDelivery(r) }
+
+// scanDeliveryFull reads a delivery with its event's time and summary and
+// the delivery it waits for.
+func scanDeliveryFull(r Row) (*monitors.Delivery, error) {
+	var (
+		at      time.Time
+		summary string
+		waits   int64
+		waitsAt *time.Time
+	)
+	d, err := ScanDelivery(r, &at, &summary, &waits, &waitsAt)
+	d.EventAt, d.Summary, d.WaitsFor, d.WaitsForNextAttemptAt = at, summary, waits, waitsAt
+	return d, err
+}
+
+func scanAttempt(r Row) (*monitors.DeliveryAttempt, error) {
+	var (
+		a      monitors.DeliveryAttempt
+		status *int
+	)
+	err := r.Scan(&a.ID, &a.DeliveryID, &a.ProjectID, &a.IncidentID, &a.ChannelID, &a.Event, &a.Attempt,
+		&a.StartedAt, &a.FinishedAt, &a.Outcome, &status, &a.Error, &a.NextAttemptAt)
+	if status != nil {
+		a.StatusCode = *status
+	}
+	return &a, err
+}
+
+func scanUser(r Row) (*monitors.User, error) {
+	var u monitors.User
+	return &u, r.Scan(&u.ID, &u.Email, &u.PasswordHash, &u.CreatedAt)
+}
+
+func scanSession(r Row) (*monitors.Session, error) {
+	var se monitors.Session
+	return &se, r.Scan(&se.ID, &se.UserID, &se.TokenHash, &se.CSRFToken, &se.CreatedAt, &se.ExpiresAt)
+}
+
+// TimeOrNil returns nil for the zero time, to store NULL.
+func TimeOrNil(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+// CeilMicro rounds t up to the microsecond, the stores' precision, so that
+// a stored deadline is never earlier than the real one: a monitor is not
+// claimed before it is due.
+func CeilMicro(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	if r := u.Truncate(time.Microsecond); !r.Equal(u) {
+		u = r.Add(time.Microsecond)
+	}
+	return &u
+}
+
+// LimitArg returns a LIMIT argument: nil, no limit, for n <= 0.
+func LimitArg(n int) *int64 {
+	if n <= 0 {
+		return nil
+	}
+	v := int64(n)
+	return &v
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// ConfigArg is a channel's config as stored: {} for none.
+func ConfigArg(raw []byte) string {
+	if len(raw) == 0 {
+		return "{}"
+	}
+	return string(raw)
+}
