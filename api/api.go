@@ -88,6 +88,7 @@ type Handler struct {
 	routes     []route
 	metrics    *requestMetrics
 
+	keyUse  *keyUse
 	gaps    sync.Map // monitors.ScheduleSpec → time.Duration (see scheduleGap)
 	docOnce sync.Once
 	doc     []byte
@@ -99,6 +100,7 @@ type Handler struct {
 func New(cfg Config) (*Handler, error) {
 	h := &Handler{
 		store:      cfg.Store,
+		keyUse:     newKeyUse(),
 		baseURL:    strings.TrimRight(cfg.BaseURL, "/"),
 		now:        cfg.NowFunc,
 		log:        cfg.Logger,
@@ -238,6 +240,7 @@ func (h *Handler) authorize(c echo.Context, r route, rq *request) error {
 		return &apiError{status: http.StatusForbidden, msg: "this API key is read-only: " + r.method + " needs a read-write key"}
 	}
 	rq.key = key
+	h.touch(key)
 	return nil
 }
 

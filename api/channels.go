@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"strings"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/vigilhq/vigil/keys"
+	"github.com/vigilhq/vigil/manage"
 	"github.com/vigilhq/vigil/monitors"
 	"github.com/vigilhq/vigil/notifiers/kinds"
 )
@@ -154,19 +154,13 @@ func (h *Handler) patchChannel(c echo.Context, rq *request) error {
 				ch.IsDefault = *in.IsDefault
 			}
 			if len(in.Config) > 0 {
-				kind, err := kinds.Lookup(ch.Kind)
+				merged, dropped, err := manage.ChannelConfig(ch.Kind, ch.Config, in.Config)
+				var ce *manage.ConfigError
+				if errors.As(err, &ce) {
+					return configError(ce)
+				}
 				if err != nil {
 					return err
-				}
-				merged, dropped, err := kind.KeepSecrets(ch.Config, in.Config)
-				if err != nil {
-					return configError(err)
-				}
-				if err := kind.Validate(merged); err != nil {
-					if note := kinds.ForgottenNote(kind, dropped); note != "" {
-						err = fmt.Errorf("%w (%s)", err, note)
-					}
-					return configError(err)
 				}
 				forgotten = dropped
 				if ch.Config, err = compactJSON(merged); err != nil {

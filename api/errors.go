@@ -56,6 +56,7 @@ func (h *Handler) writeError(c echo.Context, err error) error {
 		ve   *monitors.ValidationError
 		he   *echo.HTTPError
 		used *monitors.ChannelInUseError
+		lim  *monitors.LimitError
 	)
 	switch {
 	case errors.As(err, &ae):
@@ -65,6 +66,8 @@ func (h *Handler) writeError(c echo.Context, err error) error {
 	case errors.As(err, &used):
 		status, body = http.StatusConflict, Error{Error: fmt.Sprintf(
 			"channel is used by monitors %s: remove it from their channels first", strings.Join(used.Monitors, ", "))}
+	case errors.As(err, &lim):
+		status, body = http.StatusConflict, Error{Error: lim.Error()}
 	case errors.Is(err, monitors.ErrNotFound):
 		status, body = http.StatusNotFound, Error{Error: "not found"}
 	case errors.Is(err, monitors.ErrConflict):

@@ -22,6 +22,9 @@ func (h *Handler) table() []route {
 		{method: http.MethodGet, path: "/api/v1/project", access: read, fn: h.getProject,
 			summary: "the project of the API key, with its badge URLs", doc: routeDoc{response: Project{}}},
 
+		{method: http.MethodPost, path: "/api/v1/project/rotate-ping-key", access: write, fn: h.rotateProjectPingKey,
+			summary: "give the project a new project ping key; pings by slug with the old one answer 404 at once", doc: routeDoc{response: Project{}}},
+
 		{method: http.MethodGet, path: "/api/v1/monitors", access: read, fn: h.listMonitors,
 			summary: "list monitors by name", doc: routeDoc{response: MonitorList{}, query: append([]queryParam{
 				{"tag", "string", "only monitors with this tag"},
@@ -40,6 +43,8 @@ func (h *Handler) table() []route {
 			summary: "pause: resolve open incidents and judge nothing until resumed", doc: routeDoc{response: Monitor{}}},
 		{method: http.MethodPost, path: "/api/v1/monitors/:id/resume", access: write, fn: h.resumeMonitor,
 			summary: "resume: start afresh, as new", doc: routeDoc{response: Monitor{}}},
+		{method: http.MethodPost, path: "/api/v1/monitors/:id/rotate-ping-key", access: write, fn: h.rotateMonitorPingKey,
+			summary: "give the monitor a new ping key; pings with the old one answer 404 at once", doc: routeDoc{response: Monitor{}}},
 		{method: http.MethodGet, path: "/api/v1/monitors/:id/pings", access: read, fn: h.listPings,
 			summary: "the monitor's pings, newest first", doc: routeDoc{response: PingList{}, query: history}},
 		{method: http.MethodGet, path: "/api/v1/monitors/:id/runs", access: read, fn: h.listRuns,

@@ -103,9 +103,18 @@ func routeCases() map[string]routeCase {
 			p, _ := monitorPath("")(b)
 			return p, map[string]any{"grace_seconds": 600}
 		}},
-		"DELETE /api/v1/monitors/:id":        {ok: 204, other: 404, prepare: monitorPath("")},
-		"POST /api/v1/monitors/:id/pause":    {ok: 200, other: 404, prepare: monitorPath("/pause")},
-		"POST /api/v1/monitors/:id/resume":   {ok: 200, other: 404, prepare: monitorPath("/resume")},
+		"DELETE /api/v1/monitors/:id":               {ok: 204, other: 404, prepare: monitorPath("")},
+		"POST /api/v1/monitors/:id/pause":           {ok: 200, other: 404, prepare: monitorPath("/pause")},
+		"POST /api/v1/monitors/:id/resume":          {ok: 200, other: 404, prepare: monitorPath("/resume")},
+		"POST /api/v1/monitors/:id/rotate-ping-key": {ok: 200, other: 404, prepare: monitorPath("/rotate-ping-key")},
+		"POST /api/v1/project/rotate-ping-key": {ok: 200, other: 200, prepare: func(b *bundle) (string, any) {
+			return "/api/v1/project/rotate-ping-key", nil
+		}, otherCheck: func(t *testing.T, b *bundle, _ string, r *response) {
+			noneOf(b.prj.ID, b.prj.PingKey)(t, b, "", r)
+			p, err := b.store.ProjectGet(context.Background(), b.prj.ID)
+			require.NoError(t, err)
+			require.Equal(t, b.prj.PingKey, p.PingKey, "another project's key rotates its own")
+		}},
 		"GET /api/v1/monitors/:id/pings":     {ok: 200, other: 404, prepare: monitorPath("/pings")},
 		"GET /api/v1/monitors/:id/runs":      {ok: 200, other: 404, prepare: monitorPath("/runs")},
 		"GET /api/v1/monitors/:id/incidents": {ok: 200, other: 404, prepare: monitorPath("/incidents")},

@@ -12,9 +12,9 @@ import (
 
 // Schedule is when a monitor expects its job (PROTOCOL.md §2).
 type Schedule struct {
-	Kind         string `json:"kind" enum:"cron,interval" required:"true"`
-	Expr         string `json:"expr,omitempty" doc:"cron: 5 fields, 6 with seconds first, or a descriptor such as @hourly"`
-	TZ           string `json:"tz,omitempty" doc:"cron: an IANA time zone (default UTC)"`
+	Kind         string `json:"kind" enum:"cron,interval,oncalendar" required:"true"`
+	Expr         string `json:"expr,omitempty" doc:"cron: 5 fields, 6 with seconds first, or a descriptor such as @hourly; oncalendar: a systemd calendar expression such as Mon..Fri 02:30"`
+	TZ           string `json:"tz,omitempty" doc:"cron and oncalendar: an IANA time zone (default UTC); a zone named at the end of an oncalendar expr wins"`
 	EverySeconds int64  `json:"every_seconds,omitempty" doc:"interval: seconds expected between pings"`
 	Dialect      string `json:"dialect,omitempty" enum:"cronie,robfig,quartz" doc:"cron: whose reading of expr, syntax and daylight saving behaviour, to follow (default cronie)"`
 }

@@ -72,7 +72,10 @@ func (s *Service) ping(c echo.Context) error {
 	if err == nil {
 		err = res.Err
 	}
-	var verr *monitors.ValidationError
+	var (
+		verr *monitors.ValidationError
+		lerr *monitors.LimitError
+	)
 	switch {
 	case err == nil && res.Created:
 		return s.respond(c, start, kind, resultCreated, http.StatusCreated, "Created")
@@ -84,6 +87,9 @@ func (s *Service) ping(c echo.Context) error {
 		return s.respond(c, start, kind, resultBadRequest, http.StatusBadRequest, verr.Error())
 	case errors.Is(err, monitors.ErrConflict):
 		return s.respond(c, start, kind, resultError, http.StatusConflict, "the monitor could not be created: its slug or ping key is taken")
+	case errors.As(err, &lerr):
+		return s.respond(c, start, kind, resultLimited, http.StatusForbidden,
+			fmt.Sprintf("the monitor was not created: the project has reached its limit of %d monitors (VIGIL_MAX_MONITORS_PER_PROJECT)", lerr.Limit))
 	case errors.Is(err, errStopped), errors.Is(err, context.Canceled):
 		h.Set("Retry-After", "1")
 		return s.respond(c, start, kind, resultUnavailable, http.StatusServiceUnavailable, "not stored: the server is shutting down; try again")

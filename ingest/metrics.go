@@ -17,6 +17,7 @@ const (
 	resultTooLarge    = "too_large"
 	resultRateLimited = "rate_limited"
 	resultError       = "error"
+	resultLimited     = "limited"
 	resultUnavailable = "unavailable"
 )
 

@@ -16,6 +16,8 @@ type ScheduleKind string
 const (
 	ScheduleCron     ScheduleKind = "cron"
 	ScheduleInterval ScheduleKind = "interval"
+	// ScheduleOnCalendar is a systemd calendar expression (OnCalendar=).
+	ScheduleOnCalendar ScheduleKind = "oncalendar"
 )
 
 // Dialect says which scheduler's reading of a cron expression a schedule
@@ -44,11 +46,15 @@ type ScheduleSpec struct {
 }
 
 // WithDefaults returns spec with its documented defaults filled in: a cron
-// schedule's zone is UTC and its dialect cronie.
+// schedule's zone is UTC and its dialect cronie; an oncalendar schedule's
+// zone is UTC.
 func (spec ScheduleSpec) WithDefaults() ScheduleSpec {
 	if spec.Kind == ScheduleCron {
 		spec.TZ = cmpOr(spec.TZ, "UTC")
 		spec.Dialect = Dialect(cmpOr(string(spec.Dialect), string(DialectCronie)))
+	}
+	if spec.Kind == ScheduleOnCalendar {
+		spec.TZ = cmpOr(spec.TZ, "UTC")
 	}
 	return spec
 }

@@ -1,6 +1,7 @@
 package monitors
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/vigilhq/vigil/monitors/cron"
 	"github.com/vigilhq/vigil/monitors/cron/quartz"
+	"github.com/vigilhq/vigil/monitors/oncalendar"
 )
 
 // Schedule computes a monitor's occurrences.
@@ -146,7 +148,7 @@ func parseSchedule(spec ScheduleSpec) (Schedule, error) {
 	switch spec.Kind {
 	case ScheduleInterval:
 		if spec.Expr != "" {
-			return nil, invalid("schedule.expr", "is only for cron schedules")
+			return nil, invalid("schedule.expr", "is only for cron and oncalendar schedules")
 		}
 		if spec.EverySeconds < 1 || spec.EverySeconds > 366*24*3600 {
 			return nil, invalid("schedule.every_seconds", "must be between 1 and %d", 366*24*3600)
@@ -161,8 +163,10 @@ func parseSchedule(spec ScheduleSpec) (Schedule, error) {
 			return nil, err
 		}
 		return parseCron(spec, loc)
+	case ScheduleOnCalendar:
+		return parseOnCalendar(spec)
 	default:
-		return nil, invalid("schedule.kind", "%q is not one of cron, interval", spec.Kind)
+		return nil, invalid("schedule.kind", "%q is not one of cron, interval, oncalendar", spec.Kind)
 	}
 }
 
@@ -242,6 +246,57 @@ func validIn(expr string, d Dialect) bool {
 	return err == nil
 }
 
+// OnCalendarSchedule is a systemd calendar expression with systemd's
+// rules for daylight saving time (see package oncalendar). A zone named in
+// the expression wins over the schedule's tz.
+type OnCalendarSchedule struct{ *oncalendar.Expr }
+
+// Words returns the schedule in plain words, without its zone.
+func (s OnCalendarSchedule) Words() string {
+	d := s.Expr.Describe()
+	if i := strings.LastIndex(d, " ("); i >= 0 && strings.HasSuffix(d, ")") { // the zone the expression names
+		return d[:i]
+	}
+	return d
+}
+
+// Describe returns the schedule in plain words, with its zone.
+func (s OnCalendarSchedule) Describe() string {
+	d := s.Expr.Describe()
+	if strings.HasSuffix(d, ")") { // the expression names its zone
+		return d
+	}
+	return d + " (" + s.Location().String() + ")"
+}
+
+func parseOnCalendar(spec ScheduleSpec) (Schedule, error) {
+	if spec.EverySeconds != 0 {
+		return nil, invalid("schedule.every_seconds", "is only for interval schedules")
+	}
+	if spec.Dialect != "" {
+		return nil, invalid("schedule.dialect", "is only for cron schedules (an oncalendar schedule is read as systemd reads it)")
+	}
+	loc, err := LoadLocation(spec.TZ)
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(spec.Expr) == "" {
+		return nil, invalid("schedule.expr", "is required for oncalendar schedules (a systemd calendar expression such as \"Mon..Fri 02:30\")")
+	}
+	e, err := oncalendar.Parse(spec.Expr, loc)
+	if err != nil {
+		var pe *oncalendar.Error
+		if errors.As(err, &pe) {
+			return nil, invalid("schedule.expr", "%q is not a systemd calendar expression: %s", spec.Expr, pe.Reason)
+		}
+		return nil, invalid("schedule.expr", "%s", err)
+	}
+	if e.Next(scheduleCheckFrom).IsZero() {
+		return nil, invalid("schedule.expr", "%q never elapses after %s", spec.Expr, scheduleCheckFrom.Format("2006-01-02"))
+	}
+	return OnCalendarSchedule{e}, nil
+}
+
 // LoadLocation loads an IANA zone; "" is UTC.
 func LoadLocation(tz string) (*time.Location, error) {
 	if tz == "" {
@@ -255,10 +310,18 @@ func LoadLocation(tz string) (*time.Location, error) {
 }
 
 // Describe returns the schedule in short words for messages, such as
-// "0 2 * * * (Europe/Berlin)", "0 0 2 * * * (UTC, robfig)" or "every 1h".
+// "0 2 * * * (Europe/Berlin)", "0 0 2 * * * (UTC, robfig)", "every 1h" or
+// "OnCalendar=Mon..Fri 02:30 (at 02:30 on Monday to Friday, Europe/Berlin)".
 func (spec ScheduleSpec) Describe() string {
 	if spec.Kind == ScheduleInterval {
 		return "every " + FormatDuration(time.Duration(spec.EverySeconds)*time.Second)
+	}
+	if spec.Kind == ScheduleOnCalendar {
+		if s, err := ParseSchedule(spec); err == nil {
+			oc := s.(OnCalendarSchedule)
+			return fmt.Sprintf("OnCalendar=%s (%s, %s)", spec.Expr, oc.Expr.Describe(), oc.Location())
+		}
+		return fmt.Sprintf("OnCalendar=%s (%s)", spec.Expr, cmpOr(spec.TZ, "UTC"))
 	}
 	if spec.Dialect != "" && spec.Dialect != DialectCronie {
 		return fmt.Sprintf("%s (%s, %s)", spec.Expr, cmpOr(spec.TZ, "UTC"), spec.Dialect)

@@ -187,6 +187,34 @@ type Store interface {
 	// p.MonitorIDs in the project, newest first, by monitor ID. Monitors
 	// without runs have no entry.
 	RunListRecent(ctx context.Context, p *RunListRecentParams) (map[string][]*Run, error)
+
+	// == lifecycle ==
+
+	// UserList returns every user, by email.
+	UserList(ctx context.Context) ([]*User, error)
+	// UserSetDisabled disables or enables a user; disabling ends all their
+	// sessions in the same transaction.
+	UserSetDisabled(ctx context.Context, p *UserSetDisabledParams) (*User, error)
+	// UserDelete deletes a user with their memberships and sessions.
+	UserDelete(ctx context.Context, id string) error
+	// UserSetPassword changes a user's password hash and ends their
+	// sessions but p.KeepSessionID, in one transaction.
+	UserSetPassword(ctx context.Context, p *UserSetPasswordParams) error
+	// SessionDeleteByUser ends a user's sessions (but p.ExceptID) and
+	// returns how many.
+	SessionDeleteByUser(ctx context.Context, p *SessionDeleteByUserParams) (int64, error)
+	// MonitorRotatePingKey gives a monitor a new ping key; the old one
+	// finds nothing from the commit on.
+	MonitorRotatePingKey(ctx context.Context, p *PingKeyRotateParams) (*Monitor, error)
+	// ProjectRotatePingKey gives a project a new project ping key.
+	ProjectRotatePingKey(ctx context.Context, p *PingKeyRotateParams) (*Project, error)
+	// APIKeyTouch records that the key was used at p.At, unless a later
+	// use is recorded already.
+	APIKeyTouch(ctx context.Context, p *APIKeyTouchParams) error
+	// IncidentPrune deletes, in batches, the incidents resolved before
+	// p.ResolvedBefore, with their events, deliveries and attempts, and
+	// returns how many incidents it deleted.
+	IncidentPrune(ctx context.Context, p *IncidentPruneParams) (int64, error)
 }
 
 // ProjectCreateParams are the inputs of [Store.ProjectCreate].

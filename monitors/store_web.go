@@ -13,6 +13,8 @@ type User struct {
 	// PasswordHash is a bcrypt hash; the password itself is never stored.
 	PasswordHash string
 	CreatedAt    time.Time
+	// DisabledAt is set while the user may not sign in.
+	DisabledAt *time.Time
 }
 
 // Session is a signed-in browser. The browser holds a random token; the

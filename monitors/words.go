@@ -28,7 +28,7 @@ func (spec ScheduleSpec) Words() (words, zone string) {
 		return "every " + PlainDuration(sched.Next(time.Time{}).Sub(time.Time{})) + ", counted from the last run", ""
 	}
 	zone = sched.Location().String()
-	if d := spec.WithDefaults().Dialect; d != DialectCronie {
+	if d := spec.WithDefaults().Dialect; spec.Kind == ScheduleCron && d != DialectCronie {
 		zone += ", as " + dialectNames[d] + " reads it"
 	}
 	words = ScheduleWords(sched)

@@ -21,19 +21,6 @@ type APISettings struct {
 	BodyLimit int64
 }
 
-// The delivery part lends the API what only it can do by defining, in its
-// own file, a method of *Server that satisfies one of these interfaces;
-// mountAPI picks it up when it builds the routes (in New). The values it
-// returns may start working later, once delivery runs.
-type (
-	// channelTesterProvider gives POST /api/v1/channels/{id}/test its
-	// sender; without it, the route answers 501.
-	channelTesterProvider interface{ apiChannelTester() api.ChannelTester }
-	// deliveryListerProvider gives incidents their delivery attempts;
-	// without it, their deliveries are empty.
-	deliveryListerProvider interface{ apiDeliveryLister() api.DeliveryLister }
-)
-
 func (s *Server) mountAPI(e *echo.Echo) {
 	cfg := api.Config{
 		Store:      s.store,
@@ -43,16 +30,10 @@ func (s *Server) mountAPI(e *echo.Echo) {
 		BodyLimit:  s.cfg.API.BodyLimit,
 		Registerer: s.Registry,
 	}
-	if p, ok := any(s).(channelTesterProvider); ok {
-		if t := p.apiChannelTester(); t != nil {
-			cfg.ChannelTester = t
-		}
+	if t := s.apiChannelTester(); t != nil {
+		cfg.ChannelTester = t
 	}
-	if p, ok := any(s).(deliveryListerProvider); ok {
-		if l := p.apiDeliveryLister(); l != nil {
-			cfg.Deliveries = l
-		}
-	}
+	cfg.Deliveries = s.apiDeliveryLister()
 	h, err := api.New(cfg)
 	if err != nil {
 		// Only registering metrics can fail: serve the API without them

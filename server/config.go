@@ -26,6 +26,14 @@ type Config struct {
 	KeepPings      int
 	KeepRuns       int
 	PruneInterval  time.Duration
+	// KeepHistory is how long resolved incidents are kept, with their
+	// events, deliveries and attempts (VIGIL_KEEP_HISTORY); 0 is
+	// KeepHistoryDefault.
+	KeepHistory time.Duration
+	// MaxMonitorsPerProject bounds the monitors of each project
+	// (VIGIL_MAX_MONITORS_PER_PROJECT); 0 is
+	// monitors.MaxMonitorsPerProjectDefault.
+	MaxMonitorsPerProject int
 	// ShutdownTimeout bounds a shutdown, from SIGTERM to exit (see
 	// Server.Run); 0 is ShutdownTimeoutDefault.
 	ShutdownTimeout time.Duration

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
-	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -64,12 +62,12 @@ func (d *DeliverySettings) Validate() error {
 // delivery, and applies River's migrations beside the store's. With pg
 // (the server's), the pool is sized by it and commits are checked for
 // durability before anything migrates.
-func openPostgres(ctx context.Context, url string, logger *slog.Logger, pg *pgOptions) (*pgstore.Store, error) {
+func openPostgres(ctx context.Context, url string, logger *slog.Logger, pg *pgOptions, lim storeLimits) (*pgstore.Store, deliveryQueue, error) {
 	enq, err := delivery.NewPostgresEnqueuer()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	opts := pgstore.Options{Logger: logger, EnqueueDeliveries: enq.Enqueue}
+	opts := pgstore.Options{Logger: logger, EnqueueDeliveries: enq.Enqueue, MaxMonitorsPerProject: lim.maxMonitors}
 	if pg != nil {
 		opts.MaxConns = pg.maxConns
 		opts.CheckPool = func(ctx context.Context, pool *pgxpool.Pool) error {
@@ -78,31 +76,36 @@ func openPostgres(ctx context.Context, url string, logger *slog.Logger, pg *pgOp
 	}
 	s, err := pgstore.Open(ctx, url, opts)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := delivery.MigratePostgres(ctx, s.Pool(), logger); err != nil {
 		_ = s.Close()
-		return nil, err
+		return nil, nil, err
 	}
-	return s, nil
+	return s, func(cfg delivery.Config) (*delivery.Service, error) { return delivery.NewPostgres(s.Pool(), cfg) }, nil
 }
+
+// deliveryQueue makes the delivery service on the queue of a store's
+// database, as the store's opening returns it.
+type deliveryQueue func(cfg delivery.Config) (*delivery.Service, error)
 
 // openSQLite opens the SQLite store with the enqueue hook of delivery, and
 // applies River's migrations beside the store's, on its writer.
-func openSQLite(ctx context.Context, path string, logger *slog.Logger) (*sqlitestore.Store, error) {
+func openSQLite(ctx context.Context, path string, logger *slog.Logger, lim storeLimits) (*sqlitestore.Store, deliveryQueue, error) {
 	enq, err := delivery.NewSQLiteEnqueuer()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	s, err := sqlitestore.Open(ctx, path, sqlitestore.Options{Logger: logger, EnqueueDeliveries: enq.Enqueue})
+	s, err := sqlitestore.Open(ctx, path, sqlitestore.Options{Logger: logger, EnqueueDeliveries: enq.Enqueue,
+		MaxMonitorsPerProject: lim.maxMonitors})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := delivery.MigrateSQLite(ctx, s.DB(), logger); err != nil {
 		_ = s.Close()
-		return nil, err
+		return nil, nil, err
 	}
-	return s, nil
+	return s, func(cfg delivery.Config) (*delivery.Service, error) { return delivery.NewSQLite(s.DB(), cfg) }, nil
 }
 
 // deliveryConfig is the configuration of delivery from the server's.
@@ -134,22 +137,18 @@ func (s *Server) deliveryConfig() delivery.Config {
 	return cfg
 }
 
+// delivery returns the one delivery service of the server, made on the
+// store's queue the first time: its Sender (and HTTP client) makes both
+// the jobs' attempts and the test notifications.
+func (s *Server) delivery() (*delivery.Service, error) {
+	s.deliveryOnce.Do(func() { s.deliverySvc, s.deliveryErr = s.queue(s.deliveryConfig()) })
+	return s.deliverySvc, s.deliveryErr
+}
+
 // deliveryServices runs the River client that sends notifications, and
 // the reminder loop.
 func (s *Server) deliveryServices() []func(context.Context) {
-	cfg := s.deliveryConfig()
-	var (
-		svc *delivery.Service
-		err error
-	)
-	switch st := s.store.(type) {
-	case *pgstore.Store:
-		svc, err = delivery.NewPostgres(st.Pool(), cfg)
-	case *sqlitestore.Store:
-		svc, err = delivery.NewSQLite(st.DB(), cfg)
-	default:
-		err = fmt.Errorf("store %T has no delivery queue", s.store)
-	}
+	svc, err := s.delivery()
 	if err != nil {
 		s.logger.Error("notifications are not sent: delivery did not start; they wait in the queue", "err", err)
 		return nil
@@ -160,12 +159,12 @@ func (s *Server) deliveryServices() []func(context.Context) {
 // apiChannelTester gives POST /api/v1/channels/{id}/test (and the
 // dashboard's test button) delivery's sender.
 func (s *Server) apiChannelTester() api.ChannelTester {
-	sender, err := delivery.NewSender(s.deliveryConfig())
+	svc, err := s.delivery()
 	if err != nil {
 		s.logger.Error("test notifications are not available", "err", err)
 		return nil
 	}
-	return channelTester{sender}
+	return channelTester{svc.Sender()}
 }
 
 // channelTester is delivery's Sender as the API wants it.
@@ -180,52 +179,5 @@ func (c channelTester) TestChannel(ctx context.Context, ch *monitors.Channel) er
 }
 
 // apiDeliveryLister gives incidents in the API (and the dashboard) their
-// delivery attempts.
-func (s *Server) apiDeliveryLister() api.DeliveryLister { return deliveryLister{s.store} }
-
-// deliveryLister lists the attempts of incidents from the store.
-type deliveryLister struct{ store monitors.Store }
-
-// IncidentDeliveries returns, by incident, every logged attempt, and one
-// entry with outcome "pending" for each delivery not tried yet, oldest
-// first.
-func (l deliveryLister) IncidentDeliveries(ctx context.Context, projectID string, incidentIDs []string) (map[string][]api.Delivery, error) {
-	ds, err := l.store.DeliveryList(ctx, &monitors.DeliveryListParams{ProjectID: projectID, IncidentIDs: incidentIDs})
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string][]api.Delivery, len(incidentIDs))
-	for _, d := range ds {
-		id := func(attempt int) string { return strconv.FormatInt(d.ID, 10) + "." + strconv.Itoa(attempt) }
-		if len(d.AttemptLog) == 0 {
-			out[d.IncidentID] = append(out[d.IncidentID], api.Delivery{ID: id(0), ChannelID: d.ChannelID,
-				Event: string(d.Event), At: d.CreatedAt.UTC(), Outcome: "pending", NextAttemptAt: utcPtr(d.NextAttemptAt)})
-			continue
-		}
-		for _, a := range d.AttemptLog {
-			j := api.Delivery{ID: id(a.Attempt), ChannelID: a.ChannelID, Event: string(a.Event), Attempt: a.Attempt,
-				At: a.StartedAt.UTC(), StatusCode: a.StatusCode, Error: a.Error}
-			switch a.Outcome {
-			case monitors.AttemptSuccess:
-				j.Outcome = "sent"
-			case monitors.AttemptRetry:
-				j.Outcome, j.NextAttemptAt = "retrying", utcPtr(a.NextAttemptAt)
-			default:
-				j.Outcome = "failed"
-			}
-			out[d.IncidentID] = append(out[d.IncidentID], j)
-		}
-	}
-	for _, list := range out {
-		slices.SortStableFunc(list, func(a, b api.Delivery) int { return a.At.Compare(b.At) })
-	}
-	return out, nil
-}
-
-func utcPtr(t *time.Time) *time.Time {
-	if t == nil {
-		return nil
-	}
-	u := t.UTC()
-	return &u
-}
+// delivery attempts, from the store.
+func (s *Server) apiDeliveryLister() api.DeliveryLister { return api.StoreDeliveries(s.store) }

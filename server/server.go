@@ -14,6 +14,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/vigilhq/vigil/delivery"
 	"github.com/vigilhq/vigil/ingest"
 	"github.com/vigilhq/vigil/monitors"
 )
@@ -24,6 +25,12 @@ type Server struct {
 	logger *slog.Logger
 	store  monitors.Store
 	echo   *echo.Echo
+	// queue makes the delivery service on the store's database; delivery
+	// returns the one made.
+	queue        deliveryQueue
+	deliveryOnce sync.Once
+	deliverySvc  *delivery.Service
+	deliveryErr  error
 
 	// Bootstrapped is set when this start created the default project.
 	Bootstrapped *Bootstrap
@@ -85,11 +92,11 @@ func build(ctx context.Context, cfg Config, logger *slog.Logger, serveEarly bool
 		}
 		return nil, err
 	}
-	store, err := openStore(ctx, s.cfg.DatabaseURL, logger, s.cfg.postgresOptions(logger))
+	store, queue, err := openStore(ctx, s.cfg.DatabaseURL, logger, s.cfg.postgresOptions(logger), s.cfg.storeLimits())
 	if err != nil {
 		return fail(err)
 	}
-	s.store = store
+	s.store, s.queue = store, queue
 	s.Bootstrapped, err = BootstrapIfEmpty(ctx, store, cfg.now())
 	if err != nil {
 		_ = store.Close()
@@ -222,7 +229,7 @@ func (s *Server) background() []func(context.Context) {
 	return svcs
 }
 
-// pruneLoop keeps the history of each monitor bounded.
+// pruneLoop keeps the history bounded (see pruneOnce).
 func (s *Server) pruneLoop(ctx context.Context) {
 	t := time.NewTicker(s.cfg.PruneInterval)
 	defer t.Stop()
@@ -232,15 +239,6 @@ func (s *Server) pruneLoop(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		n, err := s.store.PingPrune(ctx, &monitors.PingPruneParams{KeepPings: s.cfg.KeepPings, KeepRuns: s.cfg.KeepRuns})
-		if err != nil {
-			if ctx.Err() == nil {
-				s.logger.Error("prune history", "err", err)
-			}
-			continue
-		}
-		if n > 0 {
-			s.logger.Debug("pruned history", "rows", n)
-		}
+		s.pruneOnce(ctx)
 	}
 }

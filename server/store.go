@@ -54,24 +54,26 @@ type DatabaseSettings struct {
 // for commands that do not serve: the pool is pgx's default size, and
 // commit durability is not checked.
 func OpenStore(ctx context.Context, url string, logger *slog.Logger) (monitors.Store, error) {
-	return openStore(ctx, url, logger, nil)
+	s, _, err := openStore(ctx, url, logger, nil, storeLimits{})
+	return s, err
 }
 
-// openStore opens the store; with pg set (the server's), the pool is sized
-// by it and commits are checked for durability before migrating.
-func openStore(ctx context.Context, url string, logger *slog.Logger, pg *pgOptions) (monitors.Store, error) {
+// openStore opens the store, and returns it with the delivery queue on its
+// database; with pg set (the server's), the pool is sized by it and
+// commits are checked for durability before migrating.
+func openStore(ctx context.Context, url string, logger *slog.Logger, pg *pgOptions, lim storeLimits) (monitors.Store, deliveryQueue, error) {
 	if IsPostgresURL(url) {
-		s, err := openPostgres(ctx, url, logger, pg)
+		s, q, err := openPostgres(ctx, url, logger, pg, lim)
 		if err != nil {
-			return nil, fmt.Errorf("open postgres store: %w", err)
+			return nil, nil, fmt.Errorf("open postgres store: %w", err)
 		}
-		return s, nil
+		return s, q, nil
 	}
-	s, err := openSQLite(ctx, SQLitePath(url), logger)
+	s, q, err := openSQLite(ctx, SQLitePath(url), logger, lim)
 	if err != nil {
-		return nil, fmt.Errorf("open sqlite store %s: %w", SQLitePath(url), err)
+		return nil, nil, fmt.Errorf("open sqlite store %s: %w", SQLitePath(url), err)
 	}
-	return s, nil
+	return s, q, nil
 }
 
 // pgOptions are the server's choices for its PostgreSQL pool.

@@ -21,7 +21,7 @@ type WebSettings struct {
 
 // mountWeb serves the dashboard. It sends test notifications and lists
 // delivery attempts through what the delivery part lends the API (see
-// channelTesterProvider), so that the button and the API do the same.
+// apiChannelTester), so that the button and the API do the same.
 func (s *Server) mountWeb(e *echo.Echo) {
 	cfg := web.Config{
 		Store:           s.store,
@@ -31,16 +31,10 @@ func (s *Server) mountWeb(e *echo.Echo) {
 		RefreshInterval: s.cfg.Web.RefreshInterval,
 		TrustedProxies:  s.cfg.Ingest.TrustedProxies,
 	}
-	if p, ok := any(s).(channelTesterProvider); ok {
-		if t := p.apiChannelTester(); t != nil {
-			cfg.ChannelTester = t
-		}
+	if t := s.apiChannelTester(); t != nil {
+		cfg.ChannelTester = t
 	}
-	if p, ok := any(s).(deliveryListerProvider); ok {
-		if l := p.apiDeliveryLister(); l != nil {
-			cfg.Deliveries = webDeliveries{l}
-		}
-	}
+	cfg.Deliveries = webDeliveries{s.apiDeliveryLister()}
 	h, err := web.New(cfg)
 	if err != nil {
 		// Only a broken build (templates that do not parse) gets here.

@@ -13,6 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/vigilhq/vigil/keys"
+	"github.com/vigilhq/vigil/manage"
 	"github.com/vigilhq/vigil/monitors"
 	"github.com/vigilhq/vigil/notifiers/kinds"
 )
@@ -438,7 +439,7 @@ func (h *Handler) channelUpdate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	f, k, err := channelFormFor(ch)
+	f, _, err := channelFormFor(ch)
 	if err != nil {
 		return err
 	}
@@ -453,16 +454,17 @@ func (h *Handler) channelUpdate(c echo.Context) error {
 		var forgotten []string
 		_, err = h.manage.ChannelModify(ctx, &monitors.ChannelModifyParams{ProjectID: v.Project.ID, ID: ch.ID,
 			Fn: func(cur *monitors.Channel) error {
-				merged, dropped, err := k.KeepSecrets(cur.Config, incoming)
-				if err != nil {
-					return err
-				}
-				if err := k.Validate(merged); err != nil {
-					f.configErrors(err)
-					if note := f.forgottenNote(dropped); note != "" {
+				merged, dropped, err := manage.ChannelConfig(cur.Kind, cur.Config, incoming)
+				var ce *manage.ConfigError
+				if errors.As(err, &ce) {
+					f.configErrors(ce.Err)
+					if note := f.forgottenNote(ce.Forgotten); note != "" {
 						f.Error = strings.TrimSpace(f.Error + " " + note)
 					}
 					return errFormInvalid
+				}
+				if err != nil {
+					return err
 				}
 				forgotten = dropped
 				cur.Name, cur.Config, cur.IsDefault, cur.UpdatedAt = f.Name, merged, f.IsDefault, h.now()

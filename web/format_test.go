@@ -65,6 +65,12 @@ func TestScheduleWords(t *testing.T) {
 	w, z = scheduleWords(monitors.ScheduleSpec{Kind: monitors.ScheduleInterval, EverySeconds: 900})
 	require.Equal(t, "every 15 minutes, counted from the last ping", w)
 	require.Empty(t, z)
+	w, z = scheduleWords(monitors.ScheduleSpec{Kind: monitors.ScheduleOnCalendar, Expr: "Mon..Fri 02:30", TZ: "Europe/Berlin"})
+	require.Equal(t, "at 02:30 on Monday to Friday", w)
+	require.Equal(t, "Europe/Berlin", z)
+	w, z = scheduleWords(monitors.ScheduleSpec{Kind: monitors.ScheduleOnCalendar, Expr: "*-*~01 06:00 Asia/Kolkata", TZ: "Europe/Berlin"})
+	require.Equal(t, "at 06:00 on the last day of the month", w)
+	require.Equal(t, "Asia/Kolkata", z, "the zone in the expression wins")
 }
 
 func TestSparkline(t *testing.T) {

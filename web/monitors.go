@@ -66,7 +66,7 @@ func (h *Handler) monitorRow(v *viewer, m *monitors.Monitor, runs []*monitors.Ru
 		}
 	default:
 		r.NextLabel = "after the first ping"
-		if sched, err := monitors.ParseSchedule(m.Schedule); err == nil && m.Schedule.Kind == monitors.ScheduleCron {
+		if sched, err := monitors.ParseSchedule(m.Schedule); err == nil && m.Schedule.Kind != monitors.ScheduleInterval {
 			if next := sched.Next(v.Now); !next.IsZero() {
 				r.Next, r.NextLabel = v.when(next), "next run; watched after the first ping"
 			}
@@ -533,7 +533,7 @@ func (h *Handler) monitorFacts(ctx context.Context, v *viewer, m *monitors.Monit
 	if zone != "" {
 		sched += " (" + zone + ")"
 	}
-	if m.Schedule.Kind == monitors.ScheduleCron {
+	if m.Schedule.Kind != monitors.ScheduleInterval {
 		sched += " · " + m.Schedule.Expr
 	}
 	facts := []fact{

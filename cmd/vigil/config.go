@@ -60,6 +60,32 @@ func durationSetting(p *time.Duration, lo, hi time.Duration) func(string) error 
 	}
 }
 
+// daysSetting parses a number of days ("400d") or a Go duration.
+func daysSetting(p *time.Duration, lo, hi time.Duration) func(string) error {
+	return func(s string) error {
+		bad := fmt.Errorf("%q is not a number of days (such as 400d) or a duration (such as 72h) between %s and %s", s, lo, hi)
+		var v time.Duration
+		if n, ok := strings.CutSuffix(s, "d"); ok {
+			days, err := strconv.Atoi(n)
+			if err != nil || days < 0 || days > int(hi/(24*time.Hour)) {
+				return bad
+			}
+			v = time.Duration(days) * 24 * time.Hour
+		} else {
+			d, err := time.ParseDuration(s)
+			if err != nil {
+				return bad
+			}
+			v = d
+		}
+		if v < lo || v > hi {
+			return bad
+		}
+		*p = v
+		return nil
+	}
+}
+
 func allowedTargetsSetting(p *notifiers.AllowedTargets) func(string) error {
 	return func(s string) error {
 		v, err := notifiers.ParseAllowedTargets(s)
@@ -83,7 +109,9 @@ func serverSettings(c *server.Config) []setting {
 		{"VIGIL_LOG_FORMAT", "log-format", "text", "text or json", stringSetting(&c.LogFormat)},
 		{"VIGIL_KEEP_PINGS", "keep-pings", "1000", "pings kept per monitor; older ones are pruned", intSetting(&c.KeepPings, 10, 10_000_000)},
 		{"VIGIL_KEEP_RUNS", "keep-runs", "1000", "runs kept per monitor; older ones are pruned", intSetting(&c.KeepRuns, 10, 10_000_000)},
-		{"VIGIL_PRUNE_INTERVAL", "prune-interval", "10m", "how often old pings and runs are pruned", durationSetting(&c.PruneInterval, time.Second, 24*time.Hour)},
+		{"VIGIL_PRUNE_INTERVAL", "prune-interval", "10m", "how often old pings, runs and incidents are pruned", durationSetting(&c.PruneInterval, time.Second, 24*time.Hour)},
+		{"VIGIL_KEEP_HISTORY", "keep-history", "400d", "how long resolved incidents are kept, with their events, deliveries and attempts (days: 400d, or a duration: 72h)", daysSetting(&c.KeepHistory, time.Hour, 100*365*24*time.Hour)},
+		{"VIGIL_MAX_MONITORS_PER_PROJECT", "max-monitors-per-project", "10000", "most monitors one project may have, however they are created", intSetting(&c.MaxMonitorsPerProject, 1, 100_000_000)},
 		{"VIGIL_SHUTDOWN_TIMEOUT", "shutdown-timeout", "20s", "longest shutdown after SIGTERM: in-flight pings are answered, claims and deliveries finished or handed back", durationSetting(&c.ShutdownTimeout, time.Second, 10*time.Minute)},
 		{"VIGIL_DB_MAX_CONNS", "db-max-conns", "0", "PostgreSQL connections this process may open; 0 sizes the pool from its parts (20 with the defaults)", intSetting(&c.Database.MaxConns, 0, 10_000)},
 		{"VIGIL_ALLOW_ASYNC_COMMIT", "allow-async-commit", "false", "start on a PostgreSQL with synchronous_commit or fsync off, where an acknowledged ping can be lost", boolSetting(&c.Database.AllowAsyncCommit)},

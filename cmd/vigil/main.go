@@ -31,6 +31,8 @@ Commands:
   migrate    apply database migrations (up), list what up would apply (up --dry-run), or show them (status)
   backup     copy the SQLite database, online and consistent: vigil backup FILE
   cron next  print the next fire times of a cron expression
+  oncalendar next
+             print the next elapses of a systemd calendar expression
   run        run a command and report it: vigil run [flags] -- COMMAND ARGS
   bench      measure ping ingest: vigil bench ingest [flags]
   users      make dashboard accounts: vigil users create --email EMAIL --project NAME
@@ -61,6 +63,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		err = backupCmd(env, args[1:])
 	case "cron":
 		err = cronCmd(env, args[1:])
+	case "oncalendar":
+		err = oncalendarCmd(env, args[1:])
 	case "bench":
 		err = benchCmd(env, args[1:])
 	case "users":

@@ -24,6 +24,12 @@ func TestStore(t *testing.T) {
 			t.Cleanup(func() { require.NoError(t, s2.Close()) })
 			return s2
 		},
+		WithMonitorLimit: func(t *testing.T, max int) monitors.Store {
+			s, err := pgstore.Open(t.Context(), testdb.PostgresURL(t), pgstore.Options{Logger: testdb.Logger(t), MaxMonitorsPerProject: max})
+			require.NoError(t, err)
+			t.Cleanup(func() { require.NoError(t, s.Close()) })
+			return s
+		},
 	})
 }
 

@@ -23,6 +23,10 @@ type Options struct {
 	// EnqueueDeliveries, when set, adds the jobs that send the deliveries
 	// each incident event creates, in the transaction that records it.
 	EnqueueDeliveries EnqueueFunc
+	// MaxMonitorsPerProject bounds the monitors of each project: a write
+	// that would create more fails with a *monitors.LimitError. 0 or less
+	// is no limit.
+	MaxMonitorsPerProject int
 	// MaxConns, when positive, caps the connection pool that Open makes
 	// (pgxpool's default is the larger of 4 and the number of CPUs, or
 	// the URL's pool_max_conns).
@@ -85,7 +89,7 @@ func New(pool *pgxpool.Pool, opts Options) *Store {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Store{pool: pool, log: log, enqueue: opts.EnqueueDeliveries}
-	s.Scripts = plan.Scripts{Driver: s, Q: &queries, Log: log}
+	s.Scripts = plan.Scripts{Driver: s, Q: &queries, Log: log, MaxMonitorsPerProject: opts.MaxMonitorsPerProject}
 	return s
 }
 

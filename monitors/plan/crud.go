@@ -85,10 +85,19 @@ func (s *Scripts) APIKeyRevoke(ctx context.Context, projectID, id string, at tim
 	return wrapErr(Exec1(ctx, s.w(), s.Q.APIKeyRevoke, projectID, id, at.UTC()), "revoke api key %s", id)
 }
 
-// MonitorInsert stores a new monitor. A slug or ping key already in use is
-// monitors.ErrConflict; an unknown project is monitors.ErrNotFound.
+// MonitorInsert stores a new monitor, within the project's limit (see
+// checkRoom). A slug or ping key already in use is monitors.ErrConflict;
+// an unknown project is monitors.ErrNotFound.
 func (s *Scripts) MonitorInsert(ctx context.Context, m *monitors.Monitor) error {
-	return wrapErr(insertMonitor(ctx, s.w(), s.Q, m), "insert monitor")
+	if s.MaxMonitorsPerProject <= 0 {
+		return wrapErr(insertMonitor(ctx, s.w(), s.Q, m), "insert monitor")
+	}
+	return wrapErr(s.Driver.InTx(ctx, func(tx Tx) error {
+		if err := s.checkRoom(ctx, tx, m.ProjectID, 1); err != nil {
+			return err
+		}
+		return insertMonitor(ctx, tx, s.Q, m)
+	}), "insert monitor")
 }
 
 func insertMonitor(ctx context.Context, db DB, q *Queries, m *monitors.Monitor) error {

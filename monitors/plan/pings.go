@@ -51,7 +51,7 @@ func (s *Scripts) PingRecordBatch(ctx context.Context, p *monitors.PingRecordBat
 		for _, m := range rows.Monitors {
 			loaded.add(m)
 		}
-		if err := createMonitors(ctx, tx, p.Pings, results, loaded); err != nil {
+		if err := s.createMonitors(ctx, tx, p.Pings, results, loaded); err != nil {
 			return err
 		}
 		ids := rows.PingIDs
@@ -104,7 +104,7 @@ func (s *Scripts) PingRecordBatch(ctx context.Context, p *monitors.PingRecordBat
 // order, the same in every transaction; one that fails fails only its
 // pings. A monitor created meanwhile by another transaction is used as
 // found.
-func createMonitors(ctx context.Context, tx Tx, pings []*monitors.PingRecordParams, results []monitors.PingRecordResult, loaded *monitorIndex) error {
+func (s *Scripts) createMonitors(ctx context.Context, tx Tx, pings []*monitors.PingRecordParams, results []monitors.PingRecordResult, loaded *monitorIndex) error {
 	type want struct {
 		key   slugKey
 		first int // the index of the first ping that asks for it
@@ -131,6 +131,9 @@ func createMonitors(ctx context.Context, tx Tx, pings []*monitors.PingRecordPara
 	failed := make(map[slugKey]error)
 	for _, wt := range wants {
 		m, err := NewPingMonitor(wt.key.project, wt.key.slug, pings[wt.first])
+		if err == nil {
+			err = s.checkRoom(ctx, tx, wt.key.project, 1)
+		}
 		if err == nil {
 			var created bool
 			if m, created, err = tx.MonitorCreate(ctx, m); err == nil {

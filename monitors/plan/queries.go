@@ -31,4 +31,20 @@ type Queries struct {
 	UserLock, UserExists, UserInsert, UserCount, UserGet, UserGetByEmail string
 
 	SessionInsert, SessionGet, SessionExtend, SessionDelete, SessionDeleteExpired string
+
+	LifecycleQueries
+}
+
+// LifecycleQueries are the statements of the lifecycle of accounts and
+// keys, the monitor limit and incident pruning (see lifecycle.go).
+type LifecycleQueries struct {
+	UserList, UserSetDisabled, UserDelete, UserSetPassword, SessionDeleteByUser string
+	MonitorRotatePingKey, ProjectRotatePingKey, APIKeyTouch                     string
+	// MonitorRoomLock, when set, serializes the transactions that count a
+	// project's monitors to create more (PostgreSQL's advisory lock on the
+	// project ID, $1); SQLite's write transaction holds its only lock.
+	MonitorRoomLock, MonitorCount string
+	// IncidentPruneBatch deletes up to $2 incidents resolved before $1,
+	// with no delivery pending.
+	IncidentPruneBatch string
 }

@@ -142,7 +142,7 @@ func scanAttempt(r Row) (*monitors.DeliveryAttempt, error) {
 
 func scanUser(r Row) (*monitors.User, error) {
 	var u monitors.User
-	return &u, r.Scan(&u.ID, &u.Email, &u.PasswordHash, &u.CreatedAt)
+	return &u, r.Scan(&u.ID, &u.Email, &u.PasswordHash, &u.CreatedAt, &u.DisabledAt)
 }
 
 func scanSession(r Row) (*monitors.Session, error) {

@@ -21,6 +21,10 @@ type Scripts struct {
 	// Log receives warnings, such as a monitor that could not be
 	// evaluated. Nil discards them.
 	Log *slog.Logger
+	// MaxMonitorsPerProject bounds the monitors of each project: a write
+	// that would create more fails with a *monitors.LimitError and writes
+	// nothing of it. 0 or less is no limit.
+	MaxMonitorsPerProject int
 }
 
 func (s *Scripts) log() *slog.Logger {
@@ -260,6 +264,9 @@ func (s *Scripts) MonitorSync(ctx context.Context, p *monitors.MonitorSyncParams
 			}
 			plan, err := p.Fn(current, fields)
 			if err != nil || plan == nil {
+				return err
+			}
+			if err := s.checkRoom(ctx, tx, p.ProjectID, len(plan.Insert)); err != nil {
 				return err
 			}
 			for _, m := range plan.Insert {

@@ -266,7 +266,7 @@ const (
 	// qProjectBadgeKeySet keeps a key another process set first.
 	qProjectBadgeKeySet = `UPDATE projects SET badge_key = coalesce(badge_key, ?2) WHERE id = ?1 RETURNING badge_key`
 
-	userCols          = `id, email, password_hash, created_at`
+	userCols          = `id, email, password_hash, created_at, disabled_at`
 	qUserInsert       = `INSERT INTO users (id, email, password_hash, created_at) VALUES (?, ?, ?, ?)`
 	qUserCount        = `SELECT count(*) FROM users`
 	qUserGet          = `SELECT ` + userCols + ` FROM users WHERE id = ?`
@@ -454,4 +454,6 @@ var queries = plan.Queries{
 
 	SessionInsert: qSessionInsert, SessionGet: qSessionGet, SessionExtend: qSessionExtend,
 	SessionDelete: qSessionDelete, SessionDeleteExpired: qSessionDeleteExpired,
+
+	LifecycleQueries: lifecycleQueries,
 }

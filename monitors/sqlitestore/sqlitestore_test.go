@@ -23,6 +23,12 @@ func TestStore(t *testing.T) {
 			t.Cleanup(func() { require.NoError(t, s2.Close()) })
 			return s2
 		},
+		WithMonitorLimit: func(t *testing.T, max int) monitors.Store {
+			s, err := sqlitestore.Open(t.Context(), testdb.SQLitePath(t), sqlitestore.Options{Logger: testdb.Logger(t), MaxMonitorsPerProject: max})
+			require.NoError(t, err)
+			t.Cleanup(func() { require.NoError(t, s.Close()) })
+			return s
+		},
 	})
 }
 

@@ -25,6 +25,10 @@ type Options struct {
 	// EnqueueDeliveries, when set, adds the jobs that send the deliveries
 	// each incident event creates, in the transaction that records it.
 	EnqueueDeliveries EnqueueFunc
+	// MaxMonitorsPerProject bounds the monitors of each project: a write
+	// that would create more fails with a *monitors.LimitError. 0 or less
+	// is no limit.
+	MaxMonitorsPerProject int
 }
 
 // busyTimeoutMS is how long a connection waits for a lock held by another
@@ -131,7 +135,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}
 	s := &Store{path: path, w: w, r: r, stmts: stmts, log: log, enqueue: opts.EnqueueDeliveries}
-	s.Scripts = plan.Scripts{Driver: s, Q: &queries, Log: log}
+	s.Scripts = plan.Scripts{Driver: s, Q: &queries, Log: log, MaxMonitorsPerProject: opts.MaxMonitorsPerProject}
 	return s, nil
 }
 

@@ -34,6 +34,9 @@ type Caps struct {
 	// returned. The durability test uses it to read back what s committed.
 	// Nil skips that test.
 	Reopen func(t *testing.T, s monitors.Store) monitors.Store
+	// WithMonitorLimit returns an empty store whose projects may have at
+	// most max monitors (VIGIL_MAX_MONITORS_PER_PROJECT). Required.
+	WithMonitorLimit func(t *testing.T, max int) monitors.Store
 }
 
 // Run runs the conformance suite. newStore returns an empty store on a
@@ -86,6 +89,7 @@ func Run(t *testing.T, newStore func(t *testing.T) monitors.Store, caps Caps) {
 	runAPI(t, newStore)
 	runDelivery(t, newStore)
 	runWeb(t, newStore)
+	runLifecycle(t, newStore, caps)
 	t.Run("PingRecordBatch/Durable", func(t *testing.T) {
 		t.Parallel()
 		if caps.Reopen == nil {
