@@ -21,6 +21,17 @@ func channelJSON(c *monitors.Channel) Channel {
 		IsDefault: c.IsDefault, CreatedAt: c.CreatedAt.UTC(), UpdatedAt: c.UpdatedAt.UTC()}
 }
 
+// channelJSONFor is channelJSON for the request's key: a read-only key
+// sees no URL but its scheme and host, since the path or query of a
+// webhook URL is often a credential of its receiver.
+func channelJSONFor(rq *request, c *monitors.Channel) Channel {
+	out := channelJSON(c)
+	if rq.key.ReadOnly {
+		out.Config = kinds.RedactURLs(out.Config)
+	}
+	return out
+}
+
 // configError names the config key of a kinds validation error
 // ("url: must be ...") as config.url.
 func configError(err error) error {
@@ -53,7 +64,7 @@ func (h *Handler) listChannels(c echo.Context, rq *request) error {
 	}
 	out := ChannelList{Channels: make([]Channel, 0, min(len(chs), limit))}
 	for _, ch := range chs[:min(len(chs), limit)] {
-		out.Channels = append(out.Channels, channelJSON(ch))
+		out.Channels = append(out.Channels, channelJSONFor(rq, ch))
 	}
 	out.Next = nextLink(c, len(chs) > limit, map[string]string{"limit": itoa(limit), "offset": itoa(offset + limit)})
 	return c.JSON(http.StatusOK, out)
@@ -69,7 +80,7 @@ func (h *Handler) getChannel(c echo.Context, rq *request) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, channelJSON(ch))
+	return c.JSON(http.StatusOK, channelJSONFor(rq, ch))
 }
 
 // createChannel answers POST /api/v1/channels.

@@ -229,9 +229,21 @@ func (h *Handler) renderMonitors(c echo.Context, rq *request, ms []*monitors.Mon
 	}
 	now := h.now()
 	for _, m := range ms {
-		out = append(out, h.monitorJSON(m, pf[m.ID], prj, badgeKey, now))
+		j := h.monitorJSON(m, pf[m.ID], prj, badgeKey, now)
+		if rq.key.ReadOnly {
+			j.hidePingKeys()
+		}
+		out = append(out, j)
 	}
 	return out, nil
+}
+
+// hidePingKeys takes the ping key and the URLs made of it (or of the
+// project ping key) out of m, for a read-only API key: they let whoever
+// holds them report runs, hide failures and create monitors. unique_key
+// stays to tell monitors apart.
+func (m *Monitor) hidePingKeys() {
+	m.PingKey, m.PingURL, m.PingURLs = "", "", PingURLs{}
 }
 
 // scheduleJSON is the JSON form of spec, its defaults filled in.
@@ -252,7 +264,7 @@ func (h *Handler) monitorJSON(m *monitors.Monitor, personFields []string, prj *m
 		RecoveryThreshold: m.RecoveryThreshold, Overlap: string(m.Overlap), Channels: nonNil(m.Channels),
 		NotifyOutput: !m.HideOutput,
 		Status:       string(m.StatusAt(now)), Paused: m.Paused, Source: m.Source, Discovered: m.Discovered,
-		PingKey: m.PingKey, PingURL: byKey,
+		PingKey: m.PingKey, PingURL: byKey, UniqueKey: keys.UniqueKey(m.ID),
 		PingURLs: PingURLs{ByKey: byKey, BySlug: h.baseURL + "/ping/" + prj.PingKey + "/" + m.Slug,
 			Start: byKey + "/start", Fail: byKey + "/fail", Log: byKey + "/log", Skip: byKey + "/skip", Cancel: byKey + "/cancel"},
 		OpenIncidents: []OpenIncident{},

@@ -33,6 +33,9 @@ func (h *Handler) getProject(c echo.Context, rq *request) error {
 	slices.Sort(tags)
 	out := Project{ID: prj.ID, Name: prj.Name, PingKey: prj.PingKey, CreatedAt: prj.CreatedAt.UTC(),
 		Badges: map[string]BadgeURLs{allTarget: h.badgeURLs(prj.ID, secret, allTarget)}}
+	if rq.key.ReadOnly {
+		out.PingKey = ""
+	}
 	for _, t := range slices.Compact(tags) {
 		out.Badges[t] = h.badgeURLs(prj.ID, secret, tagTarget(t))
 	}

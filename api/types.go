@@ -70,9 +70,10 @@ type Monitor struct {
 	Paused            bool           `json:"paused"`
 	Source            string         `json:"source" doc:"the source that declares it; empty when a person made it"`
 	Discovered        bool           `json:"discovered" doc:"still declared by its source"`
-	PingKey           string         `json:"ping_key"`
-	PingURL           string         `json:"ping_url"`
-	PingURLs          PingURLs       `json:"ping_urls"`
+	PingKey           string         `json:"ping_key" doc:"empty for a read-only API key"`
+	PingURL           string         `json:"ping_url" doc:"empty for a read-only API key"`
+	PingURLs          PingURLs       `json:"ping_urls" doc:"empty for a read-only API key"`
+	UniqueKey         string         `json:"unique_key" doc:"a stable identifier that is no secret (40 hex characters), for every key; read-only keys get it in place of the ping key, as Healthchecks.io's unique_key"`
 	LastPingAt        *time.Time     `json:"last_ping_at"`
 	NextExpectedAt    *time.Time     `json:"next_expected_at" doc:"the next occurrence not yet covered by a ping; null while new or paused"`
 	OpenIncidents     []OpenIncident `json:"open_incidents"`
@@ -288,7 +289,7 @@ type ChannelTestResult struct {
 type Project struct {
 	ID      string `json:"id"`
 	Name    string `json:"name"`
-	PingKey string `json:"ping_key" doc:"the project ping key, for /ping/{ping_key}/{slug}"`
+	PingKey string `json:"ping_key" doc:"the project ping key, for /ping/{ping_key}/{slug}; empty for a read-only API key"`
 	// Badges are the badge URLs of all the project's monitors ("*") and of
 	// each tag in use.
 	Badges    map[string]BadgeURLs `json:"badges" doc:"badge URLs by tag; \"*\" is every monitor of the project"`

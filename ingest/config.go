@@ -30,6 +30,11 @@ const (
 	WritersDefault = 1
 	// BatchTimeoutDefault bounds the writing of one batch.
 	BatchTimeoutDefault = 30 * time.Second
+	// FailureLimitDefault is how many pings per second, on average, one
+	// client address may send that end in 404 or 400.
+	FailureLimitDefault = 1.0
+	// FailureBurstDefault is how many such pings it may send at once.
+	FailureBurstDefault = 60
 )
 
 // Store is what ingest needs of the store: one call that records a batch of
@@ -75,6 +80,17 @@ type Config struct {
 	// at least 1.
 	RateBurst int
 
+	// FailureLimit is how many pings per second one client address may
+	// send, on average, that end in 404 (no such key) or 400 (a bad URL or
+	// query); past it and FailureBurst, every ping from that address is
+	// refused with 429 and Retry-After, before any database work, until
+	// the bucket refills. A made-up key is thus not a free database
+	// lookup. 0 is FailureLimitDefault; below 0, no limit.
+	FailureLimit float64
+	// FailureBurst is how many failed pings one address may send at once;
+	// 0 is FailureBurstDefault.
+	FailureBurst int
+
 	// TrustedProxies are the addresses whose X-Forwarded-For header is
 	// believed. The client's address is the nearest one in that header
 	// that is not a trusted proxy. Empty: the header is ignored.
@@ -104,6 +120,10 @@ func (c Config) withDefaults() Config {
 	c.Writers = cmp.Or(max(c.Writers, 0), WritersDefault)
 	c.BatchTimeout = cmp.Or(max(c.BatchTimeout, 0), BatchTimeoutDefault)
 	c.RateBurst = max(c.RateBurst, 1)
+	if c.FailureLimit == 0 {
+		c.FailureLimit = FailureLimitDefault
+	}
+	c.FailureBurst = cmp.Or(max(c.FailureBurst, 0), FailureBurstDefault)
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}

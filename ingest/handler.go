@@ -33,6 +33,11 @@ func (s *Service) ping(c echo.Context) error {
 	h.Set("Cache-Control", "no-store")
 
 	now := s.cfg.NowFunc()
+	if blocked, wait := s.failures.empty(s.clientIP(req), now); blocked {
+		h.Set("Retry-After", strconv.FormatInt(max(int64(math.Ceil(wait.Seconds())), 1), 10))
+		return s.respond(c, start, "", resultRateLimited, http.StatusTooManyRequests,
+			"too many pings from your address ended in 404 or 400; retry after the time in Retry-After")
+	}
 	pr, err := parsePath(strings.TrimPrefix(req.URL.Path, "/ping/"))
 	if err != nil {
 		return s.respond(c, start, "", resultBadRequest, http.StatusBadRequest, err.Error())
@@ -99,9 +104,13 @@ func (s *Service) ping(c echo.Context) error {
 	}
 }
 
-// respond answers with a short plain text and counts the ping.
+// respond answers with a short plain text and counts the ping; a 404 or
+// 400 also counts against the client's address.
 func (s *Service) respond(c echo.Context, start time.Time, kind, result string, status int, text string) error {
 	s.m.ping(kind, result, time.Since(start))
+	if status == http.StatusNotFound || status == http.StatusBadRequest {
+		s.failures.allow(s.clientIP(c.Request()), s.cfg.NowFunc())
+	}
 	return c.String(status, text)
 }
 

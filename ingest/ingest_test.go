@@ -581,3 +581,34 @@ func TestShutdownRefusesNewPings(t *testing.T) {
 	require.Equal(t, "1", res.header.Get("Retry-After"))
 	require.Len(t, b.pings(t, m), 1)
 }
+
+// TestFailureLimitPerClient: pings that end in 404 or 400 count against
+// the client's address; past the burst, every ping from that address gets
+// 429 with Retry-After before any database work (the known key too), while
+// other addresses, named by a trusted proxy, are not affected. Refilling
+// lets it through again.
+func TestFailureLimitPerClient(t *testing.T) {
+	t.Parallel()
+	store := testdb.SQLite(t)
+	b := setup(t, store, ingest.Config{FailureLimit: 1, FailureBurst: 3,
+		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}})
+	m := b.monitor(t, "known", nil)
+	from := func(addr string) []string { return []string{"X-Forwarded-For", addr} }
+
+	require.Equal(t, http.StatusNotFound, b.do(t, http.MethodGet, "/ping/"+keys.NewPingKey(), nil, from("203.0.113.7")...).status)
+	require.Equal(t, http.StatusBadRequest, b.do(t, http.MethodGet, "/ping/not-a-key/x/y/z", nil, from("203.0.113.7")...).status)
+	require.Equal(t, http.StatusOK, b.do(t, http.MethodGet, "/ping/"+m.PingKey, nil, from("203.0.113.7")...).status, "a success costs nothing")
+	require.Equal(t, http.StatusNotFound, b.do(t, http.MethodGet, "/ping/"+keys.NewPingKey(), nil, from("203.0.113.7")...).status)
+	for _, path := range []string{"/ping/" + keys.NewPingKey(), "/ping/" + m.PingKey} {
+		r := b.do(t, http.MethodGet, path, nil, from("203.0.113.7")...)
+		require.Equal(t, http.StatusTooManyRequests, r.status, path)
+		require.Equal(t, "1", r.header.Get("Retry-After"))
+		require.Contains(t, r.body, "ended in 404 or 400")
+	}
+	require.Len(t, b.pings(t, m), 1, "the refused ping was not stored")
+	require.Equal(t, http.StatusNotFound, b.do(t, http.MethodGet, "/ping/"+keys.NewPingKey(), nil, from("198.51.100.9")...).status,
+		"another address has its own bucket")
+
+	b.clock.advance(time.Second)
+	require.Equal(t, http.StatusOK, b.do(t, http.MethodGet, "/ping/"+m.PingKey, nil, from("203.0.113.7")...).status)
+}

@@ -66,6 +66,27 @@ func (l *keyLimiter) allow(key string, now time.Time) (bool, time.Duration) {
 	return false, max(wait, time.Nanosecond)
 }
 
+// empty reports whether key's bucket has no token at now, and how long
+// until it has one. It makes no bucket: a key without one is full.
+func (l *keyLimiter) empty(key string, now time.Time) (bool, time.Duration) {
+	if l == nil {
+		return false, 0
+	}
+	sh := &l.shards[hashKey(key)%uint32(len(l.shards))]
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	b, ok := sh.buckets[key]
+	if !ok {
+		return false, 0
+	}
+	tokens := b.TokensAt(now)
+	if tokens >= 1 {
+		return false, 0
+	}
+	wait := time.Duration(math.Ceil((1 - tokens) / float64(l.limit) * float64(time.Second)))
+	return true, max(wait, time.Nanosecond)
+}
+
 // sweep drops the buckets that are full again.
 func (l *keyLimiter) sweep(now time.Time) {
 	if l == nil {

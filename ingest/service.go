@@ -20,6 +20,7 @@ type Service struct {
 	cfg             Config
 	writer          *writer
 	limiter         *keyLimiter
+	failures        *keyLimiter // per client address, of pings that end in 404 or 400
 	clientIP        echo.IPExtractor
 	m               *metrics
 	bodyLimitHeader string
@@ -30,6 +31,7 @@ func New(cfg Config) *Service {
 	cfg = cfg.withDefaults()
 	s := &Service{cfg: cfg, bodyLimitHeader: strconv.FormatInt(cfg.BodyLimit, 10)}
 	s.limiter = newKeyLimiter(cfg.RateLimit, cfg.RateBurst)
+	s.failures = newKeyLimiter(cfg.FailureLimit, cfg.FailureBurst)
 	var err error
 	s.m, err = newMetrics(cfg.Registerer,
 		func() float64 { return float64(s.writer.queued()) },
@@ -59,6 +61,7 @@ func (s *Service) Run(ctx context.Context) {
 			return
 		case <-t.C:
 			s.limiter.sweep(s.cfg.NowFunc())
+			s.failures.sweep(s.cfg.NowFunc())
 		}
 	}
 }

@@ -43,6 +43,23 @@ func NewProjectPingKey() string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
+// NewSetupToken returns the one-time token of /setup?token=: 256 random
+// bits, URL-safe. It lives in the memory of the server that printed it.
+func NewSetupToken() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// UniqueKey returns a monitor's unique key: 40 hex characters derived from
+// its ID, stable for the monitor's life (a new ping key keeps it), and no
+// secret. Read-only API keys get it where the others get ping keys, as
+// Healthchecks.io's read-only keys get unique_key.
+func UniqueKey(monitorID string) string {
+	sum := sha256.Sum256([]byte("vigil unique key\x00" + monitorID))
+	return hex.EncodeToString(sum[:20])
+}
+
 // NewID returns a new random ID for a row.
 func NewID() string { return uuid.NewString() }
 

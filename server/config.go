@@ -40,6 +40,10 @@ type Config struct {
 	// Database configures the connection pool and the durability check.
 	Database DatabaseSettings
 
+	// HTTPTimeouts bound each request by route; zero values take the
+	// defaults (see timeouts.go).
+	HTTPTimeouts HTTPTimeouts
+
 	// The settings of each part, declared in the part's file here.
 	Ingest    IngestSettings
 	Evaluator EvaluatorSettings

@@ -16,11 +16,15 @@ import (
 // writer. Zero values take ingest's defaults, except RateLimit (0: no
 // limit) and BatchWindow (0: no waiting); see ingest.Config.
 type IngestSettings struct {
-	BodyLimit      int64
-	BatchSize      int
-	BatchWindow    time.Duration
-	RateLimit      float64
-	RateBurst      int
+	BodyLimit   int64
+	BatchSize   int
+	BatchWindow time.Duration
+	RateLimit   float64
+	RateBurst   int
+	// FailureLimit and FailureBurst limit the pings per client address
+	// that end in 404 or 400 (see ingest.Config); 0 takes the defaults.
+	FailureLimit   float64
+	FailureBurst   int
 	TrustedProxies []netip.Prefix
 	// Writers is how many batches may be written at once; 0 picks by
 	// database: 1 for SQLite, which has one writer anyway, more for
@@ -43,6 +47,8 @@ func (s *Server) mountIngest(e *echo.Echo) {
 		Writers:        writers,
 		RateLimit:      c.RateLimit,
 		RateBurst:      c.RateBurst,
+		FailureLimit:   c.FailureLimit,
+		FailureBurst:   c.FailureBurst,
 		TrustedProxies: c.TrustedProxies,
 		Registerer:     s.Registry,
 		Logger:         s.logger.With("part", "ingest"),

@@ -16,6 +16,7 @@ import (
 
 	"github.com/vigilhq/vigil/delivery"
 	"github.com/vigilhq/vigil/ingest"
+	"github.com/vigilhq/vigil/keys"
 	"github.com/vigilhq/vigil/monitors"
 )
 
@@ -34,6 +35,9 @@ type Server struct {
 
 	// Bootstrapped is set when this start created the default project.
 	Bootstrapped *Bootstrap
+	// SetupToken is set when the database had no account at start: the
+	// one-time token of the first-account form (see SetupURL).
+	SetupToken string
 	// Registry holds the metrics of every part, served at /metrics.
 	Registry *prometheus.Registry
 	ingest   *ingest.Service
@@ -102,10 +106,28 @@ func build(ctx context.Context, cfg Config, logger *slog.Logger, serveEarly bool
 		_ = store.Close()
 		return fail(err)
 	}
+	users, err := store.UserCount(ctx)
+	if err != nil {
+		_ = store.Close()
+		return fail(fmt.Errorf("count accounts: %w", err))
+	}
+	if users == 0 {
+		s.SetupToken = keys.NewSetupToken()
+	}
 	s.echo = s.routes()
 	ping := store.Ping
 	s.ready.ping.Store(&ping)
 	return s, nil
+}
+
+// SetupURL is the URL that opens the first-account form, valid until an
+// account is made with it or the server restarts; "" when the database had
+// an account at start.
+func (s *Server) SetupURL() string {
+	if s.SetupToken == "" {
+		return ""
+	}
+	return s.cfg.BaseURL + "/setup?token=" + s.SetupToken
 }
 
 // Store returns the server's store.
@@ -136,15 +158,17 @@ func (s *Server) Addr() string { return s.listener.Addr().String() }
 // store is open, startingHandler before.
 func (s *Server) httpServer() *http.Server {
 	return &http.Server{
-		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		Handler: withTimeouts(s.cfg.HTTPTimeouts, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if e := s.routed.Load(); e != nil {
 				e.ServeHTTP(w, r)
 				return
 			}
 			s.startingHandler(w, r)
-		}),
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
+		})),
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeoutMax,
+		WriteTimeout:      writeTimeoutMax,
+		IdleTimeout:       idleTimeout,
 		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
 	}
 }

@@ -30,6 +30,7 @@ func (s *Server) mountWeb(e *echo.Echo) {
 		NowFunc:         s.cfg.NowFunc,
 		RefreshInterval: s.cfg.Web.RefreshInterval,
 		TrustedProxies:  s.cfg.Ingest.TrustedProxies,
+		SetupToken:      s.SetupToken,
 	}
 	if t := s.apiChannelTester(); t != nil {
 		cfg.ChannelTester = t

@@ -252,12 +252,13 @@ type authForm struct {
 	Next     string
 	Error    string
 	Setup    bool
+	Token    string // the setup token, carried by the first-account form
 	Projects string // the project the first account joins
 }
 
-// home is the front page: the first-account form on a database without
-// users, the sign-in page for strangers, and the monitor list for people
-// signed in.
+// home is the front page: a page that says how to open the first-account
+// form on a database without users, the sign-in page for strangers, and
+// the monitor list for people signed in.
 func (h *Handler) home(c echo.Context) error {
 	v, err := h.loadViewer(c)
 	if err != nil {
@@ -271,12 +272,56 @@ func (h *Handler) home(c echo.Context) error {
 		return err
 	}
 	if n == 0 {
-		return h.setupForm(c, &authForm{Setup: true}, http.StatusOK)
+		return h.render(c, http.StatusOK, "setupneeded", &page{Title: "Set up Vigil"})
 	}
 	if isHTMX(c) {
 		return redirect(c, "/login")
 	}
 	return c.Redirect(http.StatusSeeOther, "/login")
+}
+
+// setupToken is the one-time token of /setup?token=. It opens the
+// first-account form until an account is made with it; the server makes a
+// new one at each start on a database without accounts.
+type setupToken struct {
+	mu    sync.Mutex
+	token string
+	used  bool
+}
+
+// valid reports, in constant time, whether got is the token and unused.
+func (s *setupToken) valid(got string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.token != "" && !s.used && subtle.ConstantTimeCompare([]byte(got), []byte(s.token)) == 1
+}
+
+// use spends the token.
+func (s *setupToken) use() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.used = true
+}
+
+const setupTokenRefused = "This setup link is not valid: it has been used, or Vigil restarted and printed a new one. " +
+	"Use the link that \"vigil serve\" printed last, or make an account with \"vigil users create\"."
+
+const setupClosed = "An account exists already, so this form is closed. Sign in, or ask whoever runs this Vigil for an account."
+
+// setupPage shows the first-account form to whoever has the setup token.
+func (h *Handler) setupPage(c echo.Context) error {
+	n, err := h.store.UserCount(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		return c.Redirect(http.StatusSeeOther, "/login")
+	}
+	token := c.QueryParam("token")
+	if !h.setup.valid(token) {
+		return h.renderError(c, http.StatusForbidden, setupTokenRefused)
+	}
+	return h.setupForm(c, &authForm{Setup: true, Token: token}, http.StatusOK)
 }
 
 func (h *Handler) setupForm(c echo.Context, f *authForm, status int) error {
@@ -290,12 +335,24 @@ func (h *Handler) setupForm(c echo.Context, f *authForm, status int) error {
 	return h.render(c, status, "setup", &page{Title: "Create the first account", Data: f})
 }
 
-// setup creates the first account, which joins the first project. It
-// works only while there is no user: the store checks that in the same
-// transaction as the insert.
-func (h *Handler) setup(c echo.Context) error {
+// setupCreate creates the first account, which joins the first project.
+// The rate limit runs first (middleware), then the token, then the check
+// that no account exists, all before the password is hashed; the store
+// checks again that there is no user in the same transaction as the
+// insert.
+func (h *Handler) setupCreate(c echo.Context) error {
 	ctx := c.Request().Context()
-	f := &authForm{Setup: true, Email: strings.TrimSpace(c.FormValue("email"))}
+	f := &authForm{Setup: true, Email: strings.TrimSpace(c.FormValue("email")), Token: c.FormValue("token")}
+	if !h.setup.valid(f.Token) {
+		return h.renderError(c, http.StatusForbidden, setupTokenRefused)
+	}
+	n, err := h.store.UserCount(ctx)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		return h.renderError(c, http.StatusConflict, setupClosed)
+	}
 	password := c.FormValue("password")
 	switch {
 	case CheckEmail(f.Email) != nil:
@@ -332,11 +389,12 @@ func (h *Handler) setup(c echo.Context) error {
 		OnlyFirst: true, Now: h.now(),
 	})
 	if errors.Is(err, monitors.ErrConflict) {
-		return h.renderError(c, http.StatusConflict, "An account exists already, so this form is closed. Sign in, or ask whoever runs this Vigil for an account.")
+		return h.renderError(c, http.StatusConflict, setupClosed)
 	}
 	if err != nil {
 		return err
 	}
+	h.setup.use()
 	h.log.Info("first account created", "user_id", u.ID, "project_id", projects[0].ID)
 	if err := h.startSession(c, u); err != nil {
 		return err

@@ -304,8 +304,10 @@ func TestBrowser(t *testing.T) {
 		window.addEventListener("error", e => note("script error: " + e.message + " on " + location.pathname));`})
 	require.NoError(t, err)
 
-	// First start: the front page offers the first account.
-	b.open("/", "Create the first account")
+	// First start: the front page says where the first account is made,
+	// and the setup link opens the form.
+	b.open("/", "Set up Vigil")
+	b.open("/setup?token="+srv.SetupToken, "Create the first account")
 	b.checkLabels("the first-account form")
 	b.fill("#email", "ada@example.com")
 	b.fill("#password", "correct horse battery")

@@ -26,7 +26,7 @@ var staticFS embed.FS
 // pageNames are the templates under templates/, each rendered inside
 // layout.html, with partials.html available to all.
 var pageNames = []string{
-	"setup", "login", "error", "noproject",
+	"setup", "setupneeded", "login", "error", "noproject",
 	"monitors", "monitor", "monitor_form", "preview",
 	"channels", "channel_form", "keys", "settings",
 }

@@ -86,6 +86,11 @@ type Config struct {
 	// zero is one attempt every 6 seconds with a burst of 10.
 	LoginRate  rate.Limit
 	LoginBurst int
+	// SetupToken is the one-time token of /setup?token=, which alone opens
+	// the first-account form while no account exists. Empty: the form is
+	// closed, and accounts come from "vigil users create". The server makes
+	// a new one at every start on a database without accounts.
+	SetupToken string
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
 	// the client, for the sign-in limit. Without any, the client is the
 	// connection's address, which a request cannot forge.
@@ -106,6 +111,10 @@ type Handler struct {
 	pages   *pages
 	origin  *http.CrossOriginProtection
 	limiter echo.MiddlewareFunc
+	// setupLimiter limits setup attempts per client address, as limiter
+	// does sign-ins, before any token check or hashing.
+	setupLimiter echo.MiddlewareFunc
+	setup        *setupToken
 }
 
 // New returns the dashboard's handler. It fails only when the embedded
@@ -152,18 +161,23 @@ func New(cfg Config) (*Handler, error) {
 	if lb == 0 {
 		lb = 10
 	}
-	h.limiter = middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
-		Store: middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
-			Rate: lr, Burst: lb, ExpiresIn: 10 * time.Minute}),
-		IdentifierExtractor: func(c echo.Context) (string, error) { return clientIP(c.Request()), nil },
-		ErrorHandler: func(c echo.Context, err error) error {
-			return echo.NewHTTPError(http.StatusForbidden, "cannot tell who is signing in")
-		},
-		DenyHandler: func(c echo.Context, _ string, _ error) error {
-			c.Response().Header().Set("Retry-After", "60")
-			return h.renderError(c, http.StatusTooManyRequests, "Too many sign-in attempts from your address. Wait a minute and try again.")
-		},
-	})
+	attemptLimiter := func(what string) echo.MiddlewareFunc {
+		return middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
+			Store: middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
+				Rate: lr, Burst: lb, ExpiresIn: 10 * time.Minute}),
+			IdentifierExtractor: func(c echo.Context) (string, error) { return clientIP(c.Request()), nil },
+			ErrorHandler: func(c echo.Context, err error) error {
+				return echo.NewHTTPError(http.StatusForbidden, "cannot tell who is signing in")
+			},
+			DenyHandler: func(c echo.Context, _ string, _ error) error {
+				c.Response().Header().Set("Retry-After", "60")
+				return h.renderError(c, http.StatusTooManyRequests, "Too many "+what+" attempts from your address. Wait a minute and try again.")
+			},
+		})
+	}
+	h.limiter = attemptLimiter("sign-in")
+	h.setupLimiter = attemptLimiter("setup")
+	h.setup = &setupToken{token: cfg.SetupToken}
 	return h, nil
 }
 
@@ -192,10 +206,11 @@ func (h *Handler) Register(e *echo.Echo) {
 	// middleware) also routes every unknown path under the prefix (here:
 	// all of them, /api/v1/... included) to the middleware.
 	page := func(method, path string, fn func(echo.Context) error, mw ...echo.MiddlewareFunc) {
-		e.Add(method, path, h.wrap(fn), append([]echo.MiddlewareFunc{h.headers}, mw...)...)
+		e.Add(method, path, h.wrap(fn), append([]echo.MiddlewareFunc{h.headers, h.formLimit}, mw...)...)
 	}
 	page(http.MethodGet, "/", h.home)
-	page(http.MethodPost, "/setup", h.setup)
+	page(http.MethodGet, "/setup", h.setupPage, h.setupLimiter)
+	page(http.MethodPost, "/setup", h.setupCreate, h.setupLimiter)
 	page(http.MethodGet, "/login", h.loginForm)
 	page(http.MethodPost, "/login", h.login, h.limiter)
 	page(http.MethodPost, "/logout", h.logout)

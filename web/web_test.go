@@ -52,6 +52,9 @@ type bundle struct {
 
 type option func(*web.Config)
 
+// testSetupToken is the setup token of the dashboards of these tests.
+const testSetupToken = "setup-token-of-the-test-0123456789"
+
 func setup(t *testing.T, opts ...option) *bundle {
 	t.Helper()
 	return setupOn(t, testdb.SQLite(t), opts...)
@@ -75,7 +78,8 @@ func setupOn(t *testing.T, store monitors.Store, opts ...option) *bundle {
 	p, err := store.ProjectCreate(context.Background(), &monitors.ProjectCreateParams{ID: keys.NewID(), Name: "Default",
 		PingKey: keys.NewProjectPingKey(), Now: clk.now()})
 	require.NoError(t, err)
-	cfg := web.Config{Store: store, BaseURL: "http://vigil.test", NowFunc: clk.now, Logger: testdb.Logger(t)}
+	cfg := web.Config{Store: store, BaseURL: "http://vigil.test", NowFunc: clk.now, Logger: testdb.Logger(t),
+		SetupToken: testSetupToken}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -201,22 +205,39 @@ func sessionCookie(t *testing.T, r response) *http.Cookie {
 
 func TestFirstAccount(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
+	b := setup(t, func(c *web.Config) { c.LoginBurst = 100 })
 	c := b.client(t)
 
+	// The front page says where the form is; only the token opens it.
 	r := c.get("/")
+	require.Equal(t, http.StatusOK, r.status)
+	require.Contains(t, r.body, "/setup?token=")
+	require.NotContains(t, r.body, testSetupToken)
+	require.NotContains(t, r.body, `name="password"`)
+	for _, path := range []string{"/setup", "/setup?token=", "/setup?token=wrong", "/setup?token=" + testSetupToken[:10]} {
+		r = c.get(path)
+		require.Equal(t, http.StatusForbidden, r.status, path)
+		require.Contains(t, r.body, "This setup link is not valid", path)
+	}
+	r = c.post("/setup", url.Values{"email": {"eve@example.com"}, "password": {"long enough 1"}, "password2": {"long enough 1"}})
+	require.Equal(t, http.StatusForbidden, r.status)
+	r = c.post("/setup", url.Values{"token": {"wrong"}, "email": {"eve@example.com"}, "password": {"long enough 1"}, "password2": {"long enough 1"}})
+	require.Equal(t, http.StatusForbidden, r.status)
+
+	r = c.get("/setup?token=" + testSetupToken)
 	require.Equal(t, http.StatusOK, r.status)
 	require.Contains(t, r.body, "Create the first account")
 	require.Contains(t, r.body, "joins the project <strong>Default</strong>")
+	require.Contains(t, r.body, `name="token" value="`+testSetupToken+`"`)
 
-	r = c.post("/setup", url.Values{"email": {"ada@example.com"}, "password": {"long enough 1"}, "password2": {"different 12"}})
+	r = c.post("/setup", url.Values{"token": {testSetupToken}, "email": {"ada@example.com"}, "password": {"long enough 1"}, "password2": {"different 12"}})
 	require.Equal(t, http.StatusUnprocessableEntity, r.status)
 	require.Contains(t, r.body, "The two passwords differ.")
-	r = c.post("/setup", url.Values{"email": {"ada@example.com"}, "password": {"short"}, "password2": {"short"}})
+	r = c.post("/setup", url.Values{"token": {testSetupToken}, "email": {"ada@example.com"}, "password": {"short"}, "password2": {"short"}})
 	require.Equal(t, http.StatusUnprocessableEntity, r.status)
 	require.Contains(t, r.body, "at least 10 characters")
 
-	r = c.post("/setup", url.Values{"email": {"ada@example.com"}, "password": {"long enough 1"}, "password2": {"long enough 1"}})
+	r = c.post("/setup", url.Values{"token": {testSetupToken}, "email": {"ada@example.com"}, "password": {"long enough 1"}, "password2": {"long enough 1"}})
 	require.Equal(t, http.StatusSeeOther, r.status, r.body)
 	ck := sessionCookie(t, r)
 	require.Equal(t, "vigil_session", ck.Name)
@@ -238,8 +259,11 @@ func TestFirstAccount(t *testing.T) {
 	r = other.get("/")
 	require.Equal(t, http.StatusSeeOther, r.status)
 	require.Equal(t, "/login", r.location)
-	r = other.post("/setup", url.Values{"email": {"eve@example.com"}, "password": {"long enough 2"}, "password2": {"long enough 2"}})
-	require.Equal(t, http.StatusConflict, r.status)
+	r = other.post("/setup", url.Values{"token": {testSetupToken}, "email": {"eve@example.com"}, "password": {"long enough 2"}, "password2": {"long enough 2"}})
+	require.Equal(t, http.StatusForbidden, r.status, "the token is spent")
+	r = other.get("/setup?token=" + testSetupToken)
+	require.Equal(t, http.StatusSeeOther, r.status)
+	require.Equal(t, "/login", r.location)
 	n, err := b.store.UserCount(context.Background())
 	require.NoError(t, err)
 	require.Equal(t, 1, n)
@@ -843,4 +867,34 @@ func TestMonitorPageTimeline(t *testing.T) {
 		require.Contains(t, body, want)
 	}
 	require.Equal(t, 1, strings.Count(body, "class=\"status status-down\""), "one status badge: down")
+}
+
+// TestSetupLimits: setup attempts are limited per address before the token
+// is checked or a password hashed, and an account made meanwhile (by
+// "vigil users create") closes the form before any hashing.
+func TestSetupLimits(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(c *web.Config) { c.LoginRate, c.LoginBurst = rate.Every(time.Hour), 3 })
+	c := b.client(t)
+	form := url.Values{"token": {"wrong"}, "email": {"eve@example.com"}, "password": {"long enough 1"}, "password2": {"long enough 1"}}
+	for range 3 {
+		require.Equal(t, http.StatusForbidden, c.post("/setup", form).status)
+	}
+	r := c.post("/setup", form)
+	require.Equal(t, http.StatusTooManyRequests, r.status)
+	require.Equal(t, "60", r.header.Get("Retry-After"))
+	require.Contains(t, r.body, "Too many setup attempts")
+	// The right token does not get past the limit either.
+	form.Set("token", testSetupToken)
+	require.Equal(t, http.StatusTooManyRequests, c.post("/setup", form).status)
+
+	b2 := setup(t)
+	hash, err := web.HashPassword("long enough 9")
+	require.NoError(t, err)
+	_, err = b2.store.UserCreate(context.Background(), &monitors.UserCreateParams{ID: keys.NewID(), Email: "ops@example.com",
+		PasswordHash: hash, ProjectIDs: []string{b2.project.ID}, Now: time.Now()})
+	require.NoError(t, err)
+	r = b2.client(t).post("/setup", form)
+	require.Equal(t, http.StatusConflict, r.status)
+	require.Contains(t, r.body, "An account exists already")
 }

@@ -53,5 +53,15 @@ Project ping key (for /ping/<project-ping-key>/<slug> URLs): %s
 
 `, b.Project.Name, b.APIKey, b.Project.PingKey)
 	}
+	if u := srv.SetupURL(); u != "" {
+		fmt.Fprintf(env.stdout, `
+This Vigil has no dashboard account yet. Open this link to create the first
+one; it works once, until Vigil restarts with a new one (or run
+"vigil users create"):
+
+    %s
+
+`, u)
+	}
 	return srv.Run(env.ctx)
 }

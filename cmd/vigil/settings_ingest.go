@@ -21,6 +21,8 @@ func ingestSettings(c *server.IngestSettings) []setting {
 		{"VIGIL_INGEST_BATCH_WINDOW", "ingest-batch-window", ingest.BatchWindowDefault.String(), "how long a batch waits for more pings after its first (0: no waiting)", durationSetting(&c.BatchWindow, 0, time.Second)},
 		{"VIGIL_PING_RATE_LIMIT", "ping-rate-limit", "5", "pings per second one monitor key may send on average (0: no limit)", floatSetting(&c.RateLimit, 0, 1e6)},
 		{"VIGIL_PING_RATE_BURST", "ping-rate-burst", "50", "pings one monitor key may send at once above the rate", intSetting(&c.RateBurst, 1, 1_000_000)},
+		{"VIGIL_PING_FAILURE_LIMIT", "ping-failure-limit", "1", "pings per second one client address may send on average that end in 404 or 400 (-1: no limit)", floatSetting(&c.FailureLimit, -1, 1e6)},
+		{"VIGIL_PING_FAILURE_BURST", "ping-failure-burst", "60", "pings ending in 404 or 400 one client address may send at once above that rate", intSetting(&c.FailureBurst, 1, 1_000_000)},
 		{"VIGIL_TRUSTED_PROXIES", "trusted-proxies", "", "comma-separated CIDRs (or addresses) of proxies whose X-Forwarded-For is believed", prefixListSetting(&c.TrustedProxies)},
 	}
 }

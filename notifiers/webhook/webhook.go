@@ -6,7 +6,8 @@
 // The default body is PROTOCOL §3's JSON ([Payload]), times in RFC 3339,
 // UTC. A channel may set a Go text/template instead; it runs over the
 // [notifiers.Notification] with the functions json, rfc3339 and payload
-// (see [Config.Template]).
+// (see [Config.Template]), restricted so that its cost is bounded (see
+// template.go and [TemplateRenderBudget]).
 //
 // # Signature
 //
@@ -35,7 +36,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"text/template"
 	"time"
 
 	"github.com/vigilhq/vigil/notifiers"
@@ -78,6 +78,11 @@ type Config struct {
 	//   - json: the value as JSON, for safe embedding ({{json .Monitor.Name}})
 	//   - rfc3339: a time.Time or *time.Time in UTC, RFC 3339 ("" for nil)
 	//   - payload: the default payload as a value ({{json (payload .)}})
+	// and the builtins and, or, not, eq, ne, lt, le, gt, ge, len, index,
+	// slice, print, printf, println, html, js and urlquery. It may not use
+	// {{template}}, {{define}} or {{block}}, range over anything but a
+	// field, or go past the limits of template.go; a render that passes
+	// TemplateRenderBudget, TemplateStepsMax or BodyMax stops with an error.
 	Template string `json:"template,omitempty"`
 }
 
@@ -86,7 +91,11 @@ var reservedHeaders = []string{"Host", "Content-Length", "Transfer-Encoding", "C
 
 // Validate checks c, naming each key at fault. A template must parse and
 // must render a sample notification without error.
-func (c *Config) Validate() error {
+func (c *Config) Validate() error { return c.validate(true) }
+
+// validate is Validate; without samples, a template is only checked, not
+// tried, as when a notifier is built from a config saved before.
+func (c *Config) validate(samples bool) error {
 	var errs []error
 	if err := notifiers.ValidateHTTPURL("url", c.URL); err != nil {
 		errs = append(errs, err)
@@ -109,31 +118,17 @@ func (c *Config) Validate() error {
 		}
 	}
 	if c.Template != "" {
-		if err := checkTemplate(c.Template); err != nil {
+		if err := checkTemplate(c.Template, samples); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
 }
 
-func checkTemplate(text string) error {
-	if len(text) > TemplateMax {
-		return fmt.Errorf("template: must be at most %d bytes", TemplateMax)
-	}
-	tmpl, err := parseTemplate(text)
-	if err != nil {
-		return fmt.Errorf("template: %w", err)
-	}
-	if _, err := execute(tmpl, sampleNotification()); err != nil {
-		return fmt.Errorf("template: %w", err)
-	}
-	return nil
-}
-
 // Notifier posts to one URL.
 type Notifier struct {
 	cfg  Config
-	tmpl *template.Template
+	tmpl *boundedTemplate
 	opts notifiers.Options
 }
 
@@ -142,12 +137,12 @@ var _ notifiers.Notifier = (*Notifier)(nil)
 // New returns a Notifier for cfg. [notifiers.WithAPIURL] does not apply:
 // the URL is the channel's own.
 func New(cfg Config, opts ...notifiers.Option) (*Notifier, error) {
-	if err := cfg.Validate(); err != nil {
+	if err := cfg.validate(false); err != nil {
 		return nil, fmt.Errorf("webhook config: %w", err)
 	}
 	w := &Notifier{cfg: cfg, opts: notifiers.NewOptions(opts...)}
 	if cfg.Template != "" {
-		tmpl, err := parseTemplate(cfg.Template)
+		tmpl, err := compileTemplate(cfg.Template)
 		if err != nil {
 			return nil, fmt.Errorf("webhook config: template: %w", err)
 		}
@@ -163,7 +158,7 @@ func (w *Notifier) Notify(ctx context.Context, n *notifiers.Notification) error 
 	}
 	body, err := w.Body(n)
 	if err != nil {
-		return notifiers.RedactError(notifiers.Permanent(err), w.secrets()...)
+		return notifiers.RedactError(templateFailure(err), w.secrets()...)
 	}
 	ctx, cancel := notifiers.AttemptContext(ctx, w.opts.Timeout)
 	defer cancel()
@@ -210,7 +205,7 @@ func (w *Notifier) Body(n *notifiers.Notification) ([]byte, error) {
 		}
 		return body, nil
 	}
-	body, err := execute(w.tmpl, n)
+	body, err := w.tmpl.render(n)
 	if err != nil {
 		return nil, fmt.Errorf("render template: %w", err)
 	}
@@ -333,49 +328,6 @@ func utc(t *time.Time) *time.Time {
 	}
 	u := t.UTC()
 	return &u
-}
-
-func parseTemplate(text string) (*template.Template, error) {
-	return template.New("webhook").Option("missingkey=error").Funcs(template.FuncMap{
-		"json": func(v any) (string, error) {
-			b, err := json.Marshal(v)
-			return string(b), err
-		},
-		"rfc3339": func(v any) (string, error) {
-			switch t := v.(type) {
-			case time.Time:
-				return t.UTC().Format(time.RFC3339Nano), nil
-			case *time.Time:
-				if t == nil {
-					return "", nil
-				}
-				return t.UTC().Format(time.RFC3339Nano), nil
-			}
-			return "", fmt.Errorf("rfc3339: %T is not a time", v)
-		},
-		"payload": func(n *notifiers.Notification) Payload { return NewPayload(n) },
-	}).Parse(text)
-}
-
-func execute(tmpl *template.Template, n *notifiers.Notification) ([]byte, error) {
-	var buf bytes.Buffer
-	if err := tmpl.Execute(&limitedWriter{w: &buf, left: BodyMax}, n); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
-
-type limitedWriter struct {
-	w    *bytes.Buffer
-	left int
-}
-
-func (l *limitedWriter) Write(p []byte) (int, error) {
-	if len(p) > l.left {
-		return 0, fmt.Errorf("body is larger than %d bytes", BodyMax)
-	}
-	l.left -= len(p)
-	return l.w.Write(p)
 }
 
 // sampleNotification is what a template is tried on when it is saved.

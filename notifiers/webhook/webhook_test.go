@@ -211,7 +211,7 @@ func TestValidate(t *testing.T) {
 		{webhook.Config{URL: "https://example.com", Headers: map[string]string{"host": "v"}}, "headers: Host is set by Vigil"},
 		{webhook.Config{URL: "https://example.com", Headers: map[string]string{"X-Key": "a\r\nInjected: yes"}}, "headers: the value of X-Key must not contain line breaks"},
 		{webhook.Config{URL: "https://example.com", Template: "{{.Headline"}, "template: template: webhook:1: unclosed action"},
-		{webhook.Config{URL: "https://example.com", Template: "{{.Nope}}"}, "template: template: webhook:1:2: executing \"webhook\" at <.Nope>: can't evaluate field Nope"},
+		{webhook.Config{URL: "https://example.com", Template: "{{.Nope}}"}, `template: line 1: "Nope" is not a field or method a template may use`},
 		{webhook.Config{URL: "https://example.com", Template: "{{nofunc .}}"}, `template: template: webhook:1: function "nofunc" not defined`},
 	}
 	for _, c := range cases {
