@@ -417,6 +417,21 @@ var abuseCases = []abuseCase{
 		require.NoError(t, err)
 		require.Len(t, ms, 1, "only the suite's own monitor")
 	}},
+	{"moving a channel forgets its secrets", func(t *testing.T, e *abuseEnv) {
+		const secret, header = "moved-signing-secret-3f9c", "Bearer moved-header-token-b27e"
+		e.secret(secret, header)
+		r := e.do(t, http.MethodPost, "/api/v1/channels", e.key, map[string]any{"kind": "webhook", "name": "to be moved",
+			"config": map[string]any{"url": "https://hooks.example.com/owner", "secret": secret, "headers": map[string]string{"Authorization": header}}})
+		require.Equal(t, http.StatusCreated, r.status, r.body)
+		var ch struct{ ID string }
+		require.NoError(t, json.Unmarshal([]byte(r.body), &ch))
+		r = e.do(t, http.MethodPatch, "/api/v1/channels/"+ch.ID, e.key, map[string]any{"config": map[string]any{"url": "https://evil.example.com/steal"}})
+		require.Equal(t, http.StatusOK, r.status, r.body)
+		require.Contains(t, r.body, `"secrets_forgotten":["secret","headers"]`)
+		stored, err := e.store.ChannelGet(context.Background(), e.project.ID, ch.ID)
+		require.NoError(t, err)
+		require.NotContains(t, string(stored.Config), "moved-", "nothing of the old secrets follows the channel")
+	}},
 }
 
 // syncBuffer collects log lines from every goroutine.

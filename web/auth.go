@@ -125,8 +125,19 @@ func (h *Handler) loadViewer(c echo.Context) (*viewer, error) {
 	if err != nil {
 		return nil, err
 	}
+	if u.DisabledAt != nil || !now.Before(se.CreatedAt.Add(SessionMaxAge)) {
+		// Disabling ends the sessions already; a session past its
+		// absolute lifetime ends here, however recently it was used.
+		if err := h.store.SessionDelete(ctx, se.TokenHash); err != nil {
+			return nil, err
+		}
+		return nil, nil
+	}
 	if se.ExpiresAt.Sub(now) < SessionLifetime-sessionRenewAfter {
 		exp := now.Add(SessionLifetime)
+		if maxExp := se.CreatedAt.Add(SessionMaxAge); exp.After(maxExp) {
+			exp = maxExp
+		}
 		if err := h.store.SessionExtend(ctx, se.ID, exp); err != nil {
 			return nil, err
 		}
@@ -436,6 +447,11 @@ func (h *Handler) login(c echo.Context) error {
 		h.log.Info("sign-in refused", "remote_addr", c.Request().RemoteAddr)
 		f.Error = "That email and password do not match an account."
 		return h.render(c, http.StatusUnauthorized, "login", &page{Title: "Sign in", Data: f})
+	}
+	if u.DisabledAt != nil {
+		h.log.Info("sign-in refused: the account is disabled", "user_id", u.ID, "remote_addr", c.Request().RemoteAddr)
+		f.Error = "This account is disabled: ask whoever runs this Vigil to enable it."
+		return h.render(c, http.StatusForbidden, "login", &page{Title: "Sign in", Data: f})
 	}
 	if err := h.startSession(c, u); err != nil {
 		return err

@@ -159,3 +159,16 @@ func TestPreviewFollowsTheDialect(t *testing.T) {
 	require.Equal(t, "at 02:00 every day", w)
 	require.Equal(t, "Asia/Tokyo, as robfig/cron reads it", z)
 }
+
+func TestPreviewOnCalendar(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 3, 27, 0, 0, 0, 0, time.UTC)
+	d := preview(&monitorForm{Kind: "oncalendar", Expr: "Mon..Fri 02:30", TZ: "Europe/Berlin"}, now)
+	require.Empty(t, d.Error)
+	require.NotEmpty(t, d.Words)
+	require.Equal(t, []string{"Fri 27 Mar 2026, 02:30:00 CET", "Mon 30 Mar 2026, 02:30:00 CEST"}, d.Times[:2])
+	d = preview(&monitorForm{Kind: "oncalendar", TZ: "Europe/Berlin"}, now)
+	require.Contains(t, d.Error, "Calendar expression: enter one")
+	d = preview(&monitorForm{Kind: "oncalendar", Expr: "Mon..Fri 25:00"}, now)
+	require.NotEmpty(t, d.Error)
+}

@@ -51,7 +51,7 @@ func (f *monitorForm) ErrorList() []string {
 func formFromMonitor(m *monitors.Monitor) *monitorForm {
 	f := &monitorForm{ID: m.ID, Name: m.Name, Slug: m.Slug, Tags: strings.Join(m.Tags, " "),
 		Kind: string(m.Schedule.Kind), Expr: m.Schedule.Expr, TZ: m.Schedule.TZ,
-		Dialect: string(m.Schedule.WithDefaults().Dialect),
+		Dialect: string(m.Schedule.WithDefaults().Dialect), // "" but for cron
 		Every:   formDuration(m.Schedule.EverySeconds), Grace: formDuration(m.GraceSeconds),
 		MaxRuntime: formDuration(m.MaxRuntimeSeconds), Deadline: formDuration(m.DeadlineSeconds),
 		AlertOnFailure: string(m.AlertOnFailure), Overlap: string(m.Overlap),
@@ -101,6 +101,11 @@ func (f *monitorForm) apply(m *monitors.Monitor, channels []*monitors.Channel) {
 		if _, err := monitors.ValidateSchedule(m.Schedule); err != nil {
 			f.fieldError(err)
 		}
+	case monitors.ScheduleOnCalendar:
+		m.Schedule = monitors.ScheduleSpec{Kind: monitors.ScheduleOnCalendar, Expr: f.Expr, TZ: f.TZ}.WithDefaults()
+		if _, err := monitors.ValidateSchedule(m.Schedule); err != nil {
+			f.fieldError(err)
+		}
 	case monitors.ScheduleInterval:
 		every, err := parseFormDuration(f.Every)
 		if err != nil {
@@ -110,7 +115,7 @@ func (f *monitorForm) apply(m *monitors.Monitor, channels []*monitors.Channel) {
 		}
 		m.Schedule = monitors.ScheduleSpec{Kind: monitors.ScheduleInterval, EverySeconds: every}
 	default:
-		f.Errors["schedule_kind"] = "Schedule: choose a cron expression or an interval."
+		f.Errors["schedule_kind"] = "Schedule: choose a cron expression, an interval or a systemd timer."
 	}
 	dur := func(field, label, text string, p *int64) {
 		n, err := parseFormDuration(text)
@@ -368,19 +373,25 @@ func preview(f *monitorForm, now time.Time) *previewData {
 		}
 		return &previewData{Interval: true, Words: "Expects a ping every " + plainDuration(time.Duration(secs)*time.Second) +
 			", counted from the last ping."}
-	case monitors.ScheduleCron:
+	case monitors.ScheduleCron, monitors.ScheduleOnCalendar:
 	default:
-		return &previewData{Error: "Schedule: choose a cron expression or an interval."}
+		return &previewData{Error: "Schedule: choose a cron expression, an interval or a systemd timer."}
 	}
 	expr = strings.TrimSpace(expr)
 	if tz = strings.TrimSpace(tz); tz == "" {
 		tz = "UTC"
 	}
+	if expr == "" && monitors.ScheduleKind(f.Kind) == monitors.ScheduleOnCalendar {
+		return &previewData{Error: "Calendar expression: enter one, such as Mon..Fri 02:30 or *-*-* *:00/15:00."}
+	}
 	if expr == "" {
 		return &previewData{Error: "Cron expression: enter one, such as 0 2 * * * (02:00 every day) or */15 * * * *."}
 	}
-	sched, err := monitors.ValidateSchedule(monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: expr, TZ: tz,
-		Dialect: monitors.Dialect(f.Dialect)}.WithDefaults())
+	spec := monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: expr, TZ: tz, Dialect: monitors.Dialect(f.Dialect)}
+	if monitors.ScheduleKind(f.Kind) == monitors.ScheduleOnCalendar {
+		spec = monitors.ScheduleSpec{Kind: monitors.ScheduleOnCalendar, Expr: expr, TZ: tz}
+	}
+	sched, err := monitors.ValidateSchedule(spec.WithDefaults())
 	if err != nil {
 		return &previewData{Error: validationText(err)}
 	}

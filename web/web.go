@@ -27,6 +27,9 @@ const (
 	RefreshIntervalDefault = 5 * time.Second
 	// SessionLifetime is how long a session lasts without being used.
 	SessionLifetime = 14 * 24 * time.Hour
+	// SessionMaxAge is how long a session lasts however much it is used:
+	// then its person signs in again.
+	SessionMaxAge = 30 * 24 * time.Hour
 	// sessionRenewAfter is how old a session's expiry may get before a
 	// request renews it: at most one write a day per session.
 	sessionRenewAfter = 24 * time.Hour

@@ -545,6 +545,18 @@ func TestMonitorForm(t *testing.T) {
 	require.Contains(t, c.get("/monitors/"+rm.ID+"/edit").body, `<option value="robfig" selected>`)
 	require.NoError(t, b.store.MonitorDelete(ctx, b.project.ID, rm.ID))
 
+	// A systemd timer.
+	rob.Set("name", "Timer job")
+	rob.Set("schedule_kind", "oncalendar")
+	rob.Set("expr", "Mon..Fri 02:30")
+	r = c.postForm("/monitors", rob)
+	require.Equal(t, http.StatusSeeOther, r.status, r.body)
+	tm, err := b.store.MonitorGetBySlug(ctx, b.project.ID, "timer-job")
+	require.NoError(t, err)
+	require.Equal(t, monitors.ScheduleSpec{Kind: monitors.ScheduleOnCalendar, Expr: "Mon..Fri 02:30", TZ: "Europe/Berlin"}, tm.Schedule)
+	require.Contains(t, c.get("/monitors/"+tm.ID+"/edit").body, `id="kind-oncalendar" checked`)
+	require.NoError(t, b.store.MonitorDelete(ctx, b.project.ID, tm.ID))
+
 	// An edit reconfigures the monitor and marks what the person changed.
 	edit := url.Values{}
 	for k, v := range form {

@@ -102,12 +102,94 @@ func TestUsersCreateRefuses(t *testing.T) {
 		{"unknown project", "a long password", []string{"create", "--email", "x@example.com", "--project", "Nope"}, 1, `no project "Nope": the projects are "Default"`},
 		{"join unknown account", "", []string{"join", "--email", "who@example.com", "--project", "Default"}, 1, "no account has the email"},
 		{"join without project", "", []string{"join", "--email", "ada@example.com"}, 2, "say which project"},
-		{"no action", "", []string{}, 2, "create or join"},
+		{"no action", "", []string{}, 2, "create, join, list, disable, enable, delete or passwd"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			code, _, errOut := runWithStdin(t, tt.stdin, append(append([]string{"users"}, tt.args...), "--database", db)...)
 			require.Equal(t, tt.code, code, errOut)
 			require.Contains(t, errOut, tt.want)
+		})
+	}
+}
+
+// TestUsersLifecycle runs list, disable, enable, passwd and delete on each
+// database.
+func TestUsersLifecycle(t *testing.T) {
+	t.Parallel()
+	for name, dbURL := range map[string]func(testing.TB) string{
+		"sqlite":   func(tb testing.TB) string { return testdb.SQLitePath(tb) },
+		"postgres": testdb.PostgresURL,
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			db := dbURL(t)
+			store, err := server.OpenStore(ctx, db, testdb.Logger(t))
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = store.Close() })
+			_, err = server.BootstrapIfEmpty(ctx, store, testTime)
+			require.NoError(t, err)
+
+			code, out, errOut := runWithStdin(t, "", "users", "list", "--database", db)
+			require.Equal(t, 0, code, errOut)
+			require.Contains(t, out, "no accounts yet")
+			code, _, errOut = runWithStdin(t, "a long password\n", "users", "create", "--email", "ada@example.com", "--database", db)
+			require.Equal(t, 0, code, errOut)
+			ada, err := store.UserGetByEmail(ctx, "ada@example.com")
+			require.NoError(t, err)
+			session := func(hash string) {
+				_, err := store.SessionCreate(ctx, &monitors.SessionCreateParams{ID: keys.NewID(), UserID: ada.ID, TokenHash: hash,
+					CSRFToken: "c", Now: time.Now(), ExpiresAt: time.Now().Add(time.Hour)})
+				require.NoError(t, err)
+			}
+			signedIn := func(hash string) bool {
+				_, err := store.SessionGet(ctx, &monitors.SessionGetParams{TokenHash: hash, Now: time.Now()})
+				return err == nil
+			}
+
+			code, out, errOut = runWithStdin(t, "", "users", "list", "--database", db)
+			require.Equal(t, 0, code, errOut)
+			require.Regexp(t, `ada@example\.com\s+active\s+\S+\s+Default`, out)
+
+			session("s1")
+			code, out, errOut = runWithStdin(t, "", "users", "disable", "--email", "ADA@example.com", "--database", db)
+			require.Equal(t, 0, code, errOut)
+			require.Contains(t, out, "disabled ada@example.com")
+			require.False(t, signedIn("s1"), "disabling ends the sessions")
+			code, out, _ = runWithStdin(t, "", "users", "list", "--database", db)
+			require.Equal(t, 0, code)
+			require.Contains(t, out, "disabled since ")
+			code, out, errOut = runWithStdin(t, "", "users", "enable", "--email", "ada@example.com", "--database", db)
+			require.Equal(t, 0, code, errOut)
+			require.Contains(t, out, "enabled ada@example.com")
+			got, err := store.UserGet(ctx, ada.ID)
+			require.NoError(t, err)
+			require.Nil(t, got.DisabledAt)
+
+			session("s2")
+			code, out, errOut = runWithStdin(t, "a new long password\n", "users", "passwd", "--email", "ada@example.com", "--database", db)
+			require.Equal(t, 0, code, errOut)
+			require.Contains(t, out, "set a new password for ada@example.com")
+			got, err = store.UserGet(ctx, ada.ID)
+			require.NoError(t, err)
+			require.NoError(t, bcrypt.CompareHashAndPassword([]byte(got.PasswordHash), []byte("a new long password")))
+			require.False(t, signedIn("s2"), "a new password ends the sessions")
+			code, _, errOut = runWithStdin(t, "short\n", "users", "passwd", "--email", "ada@example.com", "--database", db)
+			require.NotEqual(t, 0, code)
+			require.Contains(t, errOut, "at least 10 characters")
+
+			code, out, errOut = runWithStdin(t, "", "users", "delete", "--email", "ada@example.com", "--database", db)
+			require.Equal(t, 0, code, errOut)
+			require.Contains(t, out, "deleted ada@example.com")
+			_, err = store.UserGet(ctx, ada.ID)
+			require.ErrorIs(t, err, monitors.ErrNotFound)
+
+			code, _, errOut = runWithStdin(t, "", "users", "disable", "--email", "ada@example.com", "--database", db)
+			require.NotEqual(t, 0, code)
+			require.Contains(t, errOut, "no account has the email ada@example.com")
+			code, _, errOut = runWithStdin(t, "", "users", "delete", "--database", db)
+			require.NotEqual(t, 0, code)
+			require.Contains(t, errOut, "--email: say which account")
 		})
 	}
 }
