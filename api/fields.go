@@ -90,6 +90,10 @@ func applyFields(m *monitors.Monitor, f *MonitorFields, obj object, path string)
 		m.Channels = slices.Clone(*f.Channels)
 		mark("channels")
 	}
+	if f.NotifyOutput != nil {
+		m.HideOutput = !*f.NotifyOutput
+		mark("notify_output")
+	}
 	if obj.has("retry_policy") {
 		m.RetryPolicy = nil
 		if p := f.RetryPolicy; p != nil {

@@ -276,3 +276,27 @@ func TestMonitorListPagesAndFilters(t *testing.T) {
 		require.Equal(t, []string{"job-5"}, names("/api/v1/monitors?status=new&tag=odd&limit=1&offset=0"))
 	})
 }
+
+// TestNotifyOutput: notify_output is on unless a person or a source turns
+// it off, and is stored as sent.
+func TestNotifyOutput(t *testing.T) {
+	t.Parallel()
+	eachStore(t, func(t *testing.T, b *bundle) {
+		on := b.createMonitor(map[string]any{"name": "with output"})
+		require.True(t, on.NotifyOutput, "on by default")
+		off := b.createMonitor(map[string]any{"name": "secret output", "notify_output": false})
+		require.False(t, off.NotifyOutput)
+		require.False(t, b.getMonitor(off.ID).NotifyOutput, "stored")
+
+		r := b.do(http.MethodPatch, "/api/v1/monitors/"+off.ID, b.rw, map[string]any{"notify_output": true})
+		require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+		got := b.getMonitor(off.ID)
+		require.True(t, got.NotifyOutput)
+		require.Contains(t, got.PersonFields, "notify_output")
+
+		res := b.declare("app", map[string]any{"slug": "quiet", "notify_output": false}, map[string]any{"slug": "loud"})
+		byS := bySlug(res.Monitors)
+		require.False(t, byS["quiet"].NotifyOutput)
+		require.True(t, byS["loud"].NotifyOutput)
+	})
+}

@@ -65,6 +65,7 @@ type Monitor struct {
 	Overlap           string         `json:"overlap" enum:"alert,ignore"`
 	Channels          []string       `json:"channels" doc:"channel IDs; empty: the project's default channels"`
 	RetryPolicy       *RetryPolicy   `json:"retry_policy"`
+	NotifyOutput      bool           `json:"notify_output" doc:"notifications of a failure carry the tail of the run's output (the failing ping's body)"`
 	Status            string         `json:"status" enum:"new,up,running,late,retrying,down,paused,undeclared"`
 	Paused            bool           `json:"paused"`
 	Source            string         `json:"source" doc:"the source that declares it; empty when a person made it"`
@@ -101,6 +102,7 @@ type MonitorFields struct {
 	Overlap           *string      `json:"overlap,omitempty" enum:"alert,ignore"`
 	Channels          *[]string    `json:"channels,omitempty" doc:"IDs of channels of the project"`
 	RetryPolicy       *RetryPolicy `json:"retry_policy,omitempty" doc:"null in a PATCH removes it"`
+	NotifyOutput      *bool        `json:"notify_output,omitempty" doc:"default true: notifications of a failure carry the tail of the run's output; false keeps it out"`
 }
 
 // MonitorCreate is the body of POST /api/v1/monitors. Name or slug is

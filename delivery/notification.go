@@ -15,12 +15,21 @@ func MonitorURL(baseURL, monitorID string) string {
 	return strings.TrimRight(baseURL, "/") + "/monitors/" + url.PathEscape(monitorID)
 }
 
+// IncidentFacts are the run and the ping an incident names
+// (Incident.RunSeq, Incident.PingID), nil when it names none or they are
+// no longer kept.
+type IncidentFacts struct {
+	Run  *monitors.Run
+	Ping *monitors.Ping
+}
+
 // NewNotification builds what a channel is told about delivery d of an
-// incident event, from the incident and its monitor as they are at now.
-// The summary is the event's own (an update's new facts, a recovery's
-// summary); the incident's opening summary goes in the details when it
-// differs.
-func NewNotification(d *monitors.Delivery, in *monitors.Incident, m *monitors.Monitor, now time.Time, baseURL string) *notifiers.Notification {
+// incident event, from the incident, its monitor as it is at now, and the
+// run and ping the incident names. The summary is the event's own (an
+// update's new facts, a recovery's summary); the incident's opening
+// summary goes in the details when it differs. The ping's body (the run's
+// output) is left out when the monitor's notify_output is off.
+func NewNotification(d *monitors.Delivery, in *monitors.Incident, m *monitors.Monitor, facts IncidentFacts, now time.Time, baseURL string) *notifiers.Notification {
 	summary := d.Summary
 	if summary == "" {
 		summary = in.Summary
@@ -43,7 +52,30 @@ func NewNotification(d *monitors.Delivery, in *monitors.Incident, m *monitors.Mo
 		SentAt:     now,
 		BaseURL:    strings.TrimRight(baseURL, "/"),
 		DeliveryID: DeliveryID(d),
+		Run:        notificationRun(facts.Run, MonitorURL(baseURL, m.ID)),
+		Ping:       notificationPing(facts.Ping, !m.HideOutput),
 	}
+}
+
+func notificationRun(r *monitors.Run, monitorURL string) *notifiers.Run {
+	if r == nil {
+		return nil
+	}
+	return &notifiers.Run{Seq: r.Seq, RID: r.RID, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt,
+		Outcome: string(r.Outcome), DurationMS: r.DurationMS, Attempt: r.Attempt, ExitCode: r.ExitCode,
+		WillRetry: r.WillRetry, Stuck: r.Stuck, URL: monitorURL + "#" + monitors.RunAnchor(r.Seq)}
+}
+
+func notificationPing(p *monitors.Ping, withOutput bool) *notifiers.Ping {
+	if p == nil {
+		return nil
+	}
+	out := &notifiers.Ping{ID: p.ID, Kind: string(p.Kind), At: p.At, RID: p.RID, Attempt: p.Attempt,
+		RetryAt: p.RetryAt, ExitCode: p.ExitCode, DurationMS: p.DurationMS}
+	if withOutput {
+		out.Body, out.BodyTruncated = p.Body, p.BodyTruncated
+	}
+	return out
 }
 
 // DeliveryID names delivery d to receivers (Vigil-Delivery-Id): its
@@ -71,6 +103,14 @@ func NewMonitorNotification(d *monitors.Delivery, m *monitors.Monitor, now time.
 }
 
 func notificationMonitor(m *monitors.Monitor, now time.Time, baseURL string) notifiers.Monitor {
+	words, zone := m.Schedule.Words()
+	if zone != "" {
+		words += ", " + zone
+	}
+	tz := ""
+	if m.Schedule.Kind != monitors.ScheduleInterval {
+		tz = m.Schedule.TZ
+	}
 	return notifiers.Monitor{
 		ID:             m.ID,
 		Name:           m.Name,
@@ -79,6 +119,8 @@ func notificationMonitor(m *monitors.Monitor, now time.Time, baseURL string) not
 		Tags:           m.Tags,
 		URL:            MonitorURL(baseURL, m.ID),
 		Schedule:       m.Schedule.Describe(),
+		ScheduleWords:  words,
+		Zone:           tz,
 		LastPingAt:     timeOrNil(m.State.LastPingAt),
 		NextExpectedAt: timeOrNil(m.State.Expected),
 	}

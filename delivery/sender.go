@@ -127,7 +127,10 @@ func (s *Sender) deliver(ctx context.Context, j job) result {
 	if err == nil {
 		var m *monitors.Monitor
 		if m, err = st.MonitorGet(ctx, d.ProjectID, d.MonitorID); err == nil {
-			return s.attempt(ctx, j, d, ch, NewNotification(d, in, m, now, cfg.BaseURL))
+			var facts IncidentFacts
+			if facts, err = s.incidentFacts(ctx, in); err == nil {
+				return s.attempt(ctx, j, d, ch, NewNotification(d, in, m, facts, now, cfg.BaseURL))
+			}
 		}
 	}
 	if errors.Is(err, monitors.ErrNotFound) {
@@ -135,6 +138,34 @@ func (s *Sender) deliver(ctx context.Context, j job) result {
 		return result{verdict: verdictCancel, err: err}
 	}
 	return result{verdict: verdictRetry, err: err, delay: cfg.Backoff.Delay(j.attempt, rand.Float64())}
+}
+
+// incidentFacts loads the run and the ping that incident in names. Either
+// may have been pruned from the history: the notification then goes
+// without it.
+func (s *Sender) incidentFacts(ctx context.Context, in *monitors.Incident) (IncidentFacts, error) {
+	var f IncidentFacts
+	if in.PingID > 0 {
+		ps, err := s.cfg.Store.PingList(ctx, &monitors.HistoryListParams{ProjectID: in.ProjectID, MonitorID: in.MonitorID,
+			Limit: 1, Before: in.PingID + 1})
+		if err != nil {
+			return f, fmt.Errorf("load the ping of incident %s: %w", in.ID, err)
+		}
+		if len(ps) == 1 && ps[0].ID == in.PingID {
+			f.Ping = ps[0]
+		}
+	}
+	if in.RunSeq > 0 {
+		rs, err := s.cfg.Store.RunList(ctx, &monitors.HistoryListParams{ProjectID: in.ProjectID, MonitorID: in.MonitorID,
+			Limit: 1, Before: in.RunSeq + 1})
+		if err != nil {
+			return f, fmt.Errorf("load the run of incident %s: %w", in.ID, err)
+		}
+		if len(rs) == 1 && rs[0].Seq == in.RunSeq {
+			f.Run = rs[0]
+		}
+	}
+	return f, nil
 }
 
 // attempt sends n to ch once and logs the attempt.

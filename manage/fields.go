@@ -44,6 +44,8 @@ var ConfigFields = []ConfigField{
 		Copy: func(d, s *monitors.Monitor) { d.Channels = slices.Clone(s.Channels) }},
 	{Name: "retry_policy", Equal: func(a, b *monitors.Monitor) bool { return retryPolicyEqual(a.RetryPolicy, b.RetryPolicy) },
 		Copy: func(d, s *monitors.Monitor) { d.RetryPolicy = cloneRetryPolicy(s.RetryPolicy) }},
+	{Name: "notify_output", Equal: func(a, b *monitors.Monitor) bool { return a.HideOutput == b.HideOutput },
+		Copy: func(d, s *monitors.Monitor) { d.HideOutput = s.HideOutput }},
 }
 
 // PausedField is the person field of a pause or resume by a person.

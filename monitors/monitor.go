@@ -145,9 +145,12 @@ type Monitor struct {
 	Source            string // the declaring source, empty when made by a person
 	Discovered        bool   // still declared by its source
 	RetryPolicy       *RetryPolicy
-	PingKey           string
-	CreatedAt         time.Time
-	UpdatedAt         time.Time
+	// HideOutput keeps the failing run's output out of notifications
+	// (notify_output: false). The zero value shows it, as by default.
+	HideOutput bool
+	PingKey    string
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
 
 	// State is owned by the state machine (ApplyPing, ApplyTime, ...).
 	State State

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // A Notifier delivers one notification in one attempt. Retrying is the
@@ -92,6 +94,48 @@ type Notification struct {
 	// every attempt at it, so that a receiver can drop a duplicate (the
 	// webhook's Vigil-Delivery-Id header). It is empty when unknown.
 	DeliveryID string
+	// Run is the run the incident concerns (the failed or stuck run), nil
+	// when none or when it is no longer kept.
+	Run *Run
+	// Ping is the ping that opened the incident (for a failure, the
+	// failing ping), nil when time opened it or the ping is no longer
+	// kept. Its Body is empty when the monitor's notify_output is off.
+	Ping *Ping
+}
+
+// Run is the part of a notification that describes a run.
+type Run struct {
+	Seq        int64
+	RID        string
+	StartedAt  *time.Time
+	FinishedAt *time.Time
+	// Outcome is success, fail, cancelled, skipped, abandoned, or empty
+	// while the run is open.
+	Outcome    string
+	DurationMS *int64
+	Attempt    int // 0 when not reported
+	ExitCode   *int
+	// WillRetry says that the scheduler announced another attempt.
+	WillRetry bool
+	Stuck     bool
+	// URL is the run on the dashboard.
+	URL string
+}
+
+// Ping is the part of a notification that describes a ping.
+type Ping struct {
+	ID         int64
+	Kind       string
+	At         time.Time
+	RID        string
+	Attempt    int // 0 when not reported
+	RetryAt    *time.Time
+	ExitCode   *int
+	DurationMS *int64
+	// Body is the ping's body (the run's output) as stored, and
+	// BodyTruncated says that ingest cut it at its limit.
+	Body          string
+	BodyTruncated bool
 }
 
 // Incident is the part of a notification that describes the incident.
@@ -117,8 +161,14 @@ type Monitor struct {
 	Tags   []string
 	// URL is the monitor's page on the dashboard.
 	URL string
-	// Schedule is human readable, for example "0 2 * * * (Europe/Berlin)".
-	Schedule       string
+	// Schedule is the expression, for example "0 2 * * * (Europe/Berlin)".
+	Schedule string
+	// ScheduleWords is the schedule in plain words with its zone, for
+	// example "at 02:00 every day, Europe/Berlin"; empty when unknown.
+	ScheduleWords string
+	// Zone is the IANA zone of the schedule's times; times are shown in
+	// it and in UTC. Empty is UTC.
+	Zone           string
 	LastPingAt     *time.Time
 	NextExpectedAt *time.Time
 }
@@ -196,11 +246,11 @@ func (n *Notification) Headline() string {
 		return fmt.Sprintf("UP %s: recovered", name)
 	case EventReminder:
 		if d := n.OpenFor(); d > 0 {
-			return fmt.Sprintf("STILL DOWN %s: %s for %s", name, n.Incident.Kind, FormatDuration(d))
+			return fmt.Sprintf("STILL DOWN %s: %s, down for %s", name, n.KindWords(), FormatDuration(d))
 		}
-		return fmt.Sprintf("STILL DOWN %s: %s", name, n.Incident.Kind)
+		return fmt.Sprintf("STILL DOWN %s: %s", name, n.KindWords())
 	case EventUpdated:
-		return fmt.Sprintf("DOWN %s: %s (update)", name, n.Incident.Kind)
+		return fmt.Sprintf("DOWN %s: %s (update)", name, n.KindWords())
 	case EventTest:
 		return fmt.Sprintf("TEST %s: test notification from Vigil", name)
 	case EventMonitorUndeclared:
@@ -208,7 +258,175 @@ func (n *Notification) Headline() string {
 	case EventMonitorRedeclared:
 		return fmt.Sprintf("DECLARED AGAIN %s: watched again", name)
 	}
-	return fmt.Sprintf("DOWN %s: %s", name, n.Incident.Kind)
+	return fmt.Sprintf("DOWN %s: %s", name, n.KindWords())
+}
+
+// KindWords says what happened in a few words: "missed", "failed",
+// "failed after 4 attempts", "failed (attempt 2, will be retried)",
+// "stuck for 1h 12m", "not done by its deadline", "overlapping runs".
+func (n *Notification) KindWords() string {
+	switch n.Incident.Kind {
+	case IncidentFailed:
+		attempt, retry := n.attempt()
+		switch {
+		case retry && attempt > 0:
+			return fmt.Sprintf("failed (attempt %d, will be retried)", attempt)
+		case retry:
+			return "failed (will be retried)"
+		case attempt > 1:
+			return fmt.Sprintf("failed after %d attempts", attempt)
+		}
+		return "failed"
+	case IncidentStuck:
+		if r := n.Run; r != nil && r.StartedAt != nil {
+			end := n.SentAt
+			if r.FinishedAt != nil {
+				end = *r.FinishedAt
+			}
+			if d := end.Sub(*r.StartedAt); d > 0 {
+				return "stuck for " + FormatDuration(d)
+			}
+		}
+		return "stuck"
+	case IncidentDeadline:
+		return "not done by its deadline"
+	case IncidentOverlap:
+		return "overlapping runs"
+	}
+	return string(n.Incident.Kind)
+}
+
+// attempt is the attempt number of the failure (0 when not reported) and
+// whether the scheduler announced a retry.
+func (n *Notification) attempt() (int, bool) {
+	attempt, retry := 0, false
+	if r := n.Run; r != nil {
+		attempt, retry = r.Attempt, r.WillRetry
+	}
+	if p := n.Ping; p != nil {
+		if attempt == 0 {
+			attempt = p.Attempt
+		}
+		retry = retry || p.RetryAt != nil
+	}
+	return attempt, retry
+}
+
+// RunURL is the dashboard page of the incident's run, or "" when none.
+func (n *Notification) RunURL() string {
+	if n.Run == nil {
+		return ""
+	}
+	return n.Run.URL
+}
+
+// Output limits of [Notification.OutputTail]: how many of the last lines of
+// a failing run's output a channel shows at most, and how many
+// characters. Each kind passes what it can carry.
+const (
+	OutputLinesDefault = 20
+	OutputCharsDefault = 2000
+)
+
+// OutputTail returns the last lines of the output of the ping that opened
+// the incident, at most maxLines lines and maxChars characters (whole
+// lines when it can, the end of a line longer than that otherwise),
+// without trailing blank lines, and whether anything was left out (by
+// this cut, or by ingest's limit). It is "" when there is no output, or
+// the monitor's notify_output is off.
+func (n *Notification) OutputTail(maxLines, maxChars int) (string, bool) {
+	if n.Ping == nil || maxLines <= 0 || maxChars <= 0 {
+		return "", false
+	}
+	body := strings.TrimRight(stripControls(strings.ReplaceAll(n.Ping.Body, "\r\n", "\n")), " \t\n")
+	if strings.TrimSpace(body) == "" {
+		return "", false
+	}
+	cut := n.Ping.BodyTruncated
+	lines := strings.Split(body, "\n")
+	if len(lines) > maxLines {
+		lines, cut = lines[len(lines)-maxLines:], true
+	}
+	total := 0
+	start := len(lines)
+	for start > 0 {
+		l := utf8.RuneCountInString(lines[start-1]) + 1
+		if total+l > maxChars+1 {
+			break
+		}
+		total += l
+		start--
+	}
+	if start == len(lines) {
+		// The last line alone is too long: keep its end.
+		r := []rune(lines[len(lines)-1])
+		return "…" + string(r[len(r)-(maxChars-1):]), true
+	}
+	if start > 0 {
+		cut = true
+	}
+	return strings.Join(lines[start:], "\n"), cut
+}
+
+// ansiRE matches a terminal escape sequence (CSI), such as a colour.
+var ansiRE = regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]`)
+
+// OutputFor is [Notification.OutputTail] escaped for a channel: the tail
+// of at most maxLines lines whose escaped form, escape(tail), fits in
+// maxChars characters, and whether anything was left out. escape may be
+// nil for text that needs none.
+func (n *Notification) OutputFor(maxLines, maxChars int, escape func(string) string) (string, bool) {
+	if escape == nil {
+		escape = func(s string) string { return s }
+	}
+	chars := maxChars
+	for {
+		tail, cut := n.OutputTail(maxLines, chars)
+		esc := escape(tail)
+		over := utf8.RuneCountInString(esc) - maxChars
+		if over <= 0 {
+			return esc, cut
+		}
+		if chars <= 1 {
+			return "", true
+		}
+		chars -= max(over, 1)
+	}
+}
+
+// stripControls drops control characters but newlines and tabs (terminal
+// colour codes, carriage returns of progress bars), which no channel
+// shows as text.
+func stripControls(s string) string {
+	s = ansiRE.ReplaceAllString(s, "")
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' {
+			return r
+		}
+		if r < ' ' || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// FormatZoned renders t in the monitor's zone and in UTC:
+// "2026-03-14 02:00 CET (01:00 UTC)", with the UTC date too when it
+// differs; only UTC when the zone is UTC or unknown.
+func (n *Notification) FormatZoned(t time.Time) string {
+	utc := FormatTime(t)
+	if n.Monitor.Zone == "" || n.Monitor.Zone == "UTC" {
+		return utc
+	}
+	loc, err := time.LoadLocation(n.Monitor.Zone)
+	if err != nil {
+		return utc
+	}
+	local := t.In(loc)
+	if local.Format("2006-01-02") == t.UTC().Format("2006-01-02") {
+		return local.Format("2006-01-02 15:04 MST") + " (" + t.UTC().Format("15:04") + " UTC)"
+	}
+	return local.Format("2006-01-02 15:04 MST") + " (" + utc + ")"
 }
 
 // Summary is the incident's summary, or a sentence made from the event when
@@ -237,9 +455,13 @@ type Fact struct {
 }
 
 // Facts lists the details every kind shows under the summary, in order:
-// the schedule, when a run was expected, when the monitor was last seen,
-// when the incident opened, and on recovery how long it lasted. Empty
-// values are left out.
+// the schedule in words, when a run was expected and when the monitor was
+// last seen (in its zone and UTC), for a failure its exit status, attempt
+// and duration, for a stuck run when it started, when the incident
+// opened, on recovery how long it lasted, and the tags. Empty values are
+// left out. The output and the links are apart ([Notification.OutputTail],
+// [Notification.Link], [Notification.RunURL]): each kind places them in
+// its own way.
 func (n *Notification) Facts() []Fact {
 	var facts []Fact
 	add := func(label, value string) {
@@ -247,22 +469,42 @@ func (n *Notification) Facts() []Fact {
 			facts = append(facts, Fact{Label: label, Value: value})
 		}
 	}
-	add("Schedule", n.Monitor.Schedule)
-	if n.Event != EventResolved {
-		add("Expected", formatOptionalTime(n.Monitor.NextExpectedAt))
+	add("Schedule", n.scheduleFact())
+	if n.Event != EventResolved && n.Monitor.NextExpectedAt != nil {
+		add("Expected", n.FormatZoned(*n.Monitor.NextExpectedAt))
 	}
 	if n.Event != EventTest {
 		last := "never"
 		if n.Monitor.LastPingAt != nil {
-			last = FormatTime(*n.Monitor.LastPingAt)
+			last = n.FormatZoned(*n.Monitor.LastPingAt)
 		}
 		add("Last ping", last)
 	}
-	if !n.Incident.OpenedAt.IsZero() {
-		add("Opened", FormatTime(n.Incident.OpenedAt))
+	if n.Incident.Kind == IncidentFailed {
+		if code := n.exitCode(); code != nil {
+			add("Exit status", strconv.Itoa(*code))
+		}
+		attempt, retry := n.attempt()
+		switch {
+		case retry && n.Ping != nil && n.Ping.RetryAt != nil:
+			add("Attempt", fmt.Sprintf("%s; the scheduler retries at %s", attemptWord(attempt), n.FormatZoned(*n.Ping.RetryAt)))
+		case retry:
+			add("Attempt", attemptWord(attempt)+"; the scheduler will retry")
+		case n.Ping != nil || n.Run != nil:
+			add("Attempt", attemptWord(attempt)+", final: no retry announced")
+		}
 	}
-	if n.Event == EventResolved {
-		add("Resolved", formatOptionalTime(n.Incident.ResolvedAt))
+	if d := n.duration(); d != "" {
+		add("Duration", d)
+	}
+	if n.Incident.Kind == IncidentStuck && n.Run != nil && n.Run.StartedAt != nil {
+		add("Started", n.FormatZoned(*n.Run.StartedAt))
+	}
+	if !n.Incident.OpenedAt.IsZero() {
+		add("Opened", n.FormatZoned(n.Incident.OpenedAt))
+	}
+	if n.Event == EventResolved && n.Incident.ResolvedAt != nil {
+		add("Resolved", n.FormatZoned(*n.Incident.ResolvedAt))
 		if d := n.Downtime(); d > 0 {
 			add("Downtime", FormatDuration(d))
 		}
@@ -271,6 +513,59 @@ func (n *Notification) Facts() []Fact {
 		add("Tags", strings.Join(n.Monitor.Tags, ", "))
 	}
 	return facts
+}
+
+// scheduleFact is the schedule in words (with its zone) and its
+// expression: "at 02:00 every day, Europe/Berlin (0 2 * * *)".
+func (n *Notification) scheduleFact() string {
+	m := n.Monitor
+	if m.ScheduleWords == "" {
+		return m.Schedule
+	}
+	words := m.ScheduleWords
+	if expr, _, ok := strings.Cut(m.Schedule, " ("); ok && expr != "" && !strings.HasPrefix(m.Schedule, "every ") {
+		words += " (" + expr + ")"
+	}
+	return words
+}
+
+func attemptWord(attempt int) string {
+	if attempt <= 0 {
+		return "not reported"
+	}
+	return strconv.Itoa(attempt)
+}
+
+func (n *Notification) exitCode() *int {
+	if n.Ping != nil && n.Ping.ExitCode != nil {
+		return n.Ping.ExitCode
+	}
+	if n.Run != nil {
+		return n.Run.ExitCode
+	}
+	return nil
+}
+
+// duration is how long the failing run took, as its ping or run reports
+// it: "12.4 s", "3m 5s".
+func (n *Notification) duration() string {
+	var ms *int64
+	if n.Run != nil && n.Run.DurationMS != nil {
+		ms = n.Run.DurationMS
+	} else if n.Ping != nil && n.Ping.DurationMS != nil {
+		ms = n.Ping.DurationMS
+	}
+	if ms == nil || n.Incident.Kind == IncidentStuck {
+		return ""
+	}
+	d := time.Duration(*ms) * time.Millisecond
+	switch {
+	case d < time.Second:
+		return strconv.FormatInt(*ms, 10) + " ms"
+	case d < time.Minute:
+		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + " s"
+	}
+	return FormatDuration(d)
 }
 
 // Validate reports a notification that no channel could render correctly.

@@ -22,7 +22,7 @@ func TestHeadline(t *testing.T) {
 	}{
 		{notifiertest.Opened(), "DOWN nightly-import: missed"},
 		{notifiertest.Resolved(), "UP nightly-import: recovered after 12m"},
-		{notifiertest.Notification(notifiers.EventReminder), "STILL DOWN nightly-import: missed for 2h"},
+		{notifiertest.Notification(notifiers.EventReminder), "STILL DOWN nightly-import: missed, down for 2h"},
 		{updated, "DOWN nightly-import: failed (update)"},
 		{notifiertest.Notification(notifiers.EventTest), "TEST nightly-import: test notification from Vigil"},
 		{noName, "DOWN nightly-import: missed"},

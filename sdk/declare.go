@@ -83,6 +83,9 @@ type MonitorSpec struct {
 	Overlap           string           `json:"overlap,omitempty"` // alert or ignore
 	Channels          []string         `json:"channels,omitempty"`
 	RetryPolicy       *RetryPolicySpec `json:"retry_policy,omitempty"`
+	// NotifyOutput, when false, keeps the tail of a failing run's output
+	// out of the monitor's notifications; nil is Vigil's default (true).
+	NotifyOutput *bool `json:"notify_output,omitempty"`
 }
 
 // DeclaredMonitor is a monitor as Vigil returns it from a declaration: the

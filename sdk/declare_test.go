@@ -162,3 +162,15 @@ func TestSourceDeclaresAtStartAndPeriodically(t *testing.T) {
 		<-done
 	})
 }
+
+// TestJobHideOutput: a job that hides its output declares notify_output
+// false; any other leaves the field out, for Vigil's default.
+func TestJobHideOutput(t *testing.T) {
+	t.Parallel()
+	b, err := json.Marshal(sdk.Job{Slug: "secret", HideOutput: true}.Spec(sdk.Every(time.Hour)))
+	require.NoError(t, err)
+	require.JSONEq(t, `{"slug":"secret","name":"secret","schedule":{"kind":"interval","every_seconds":3600},"notify_output":false}`, string(b))
+	b, err = json.Marshal(sdk.Job{Slug: "plain"}.Spec(sdk.Every(time.Hour)))
+	require.NoError(t, err)
+	require.NotContains(t, string(b), "notify_output")
+}

@@ -33,6 +33,10 @@ type Job struct {
 	// Overlap is alert or ignore.
 	Overlap  string
 	Channels []string
+	// HideOutput keeps the tail of a failing run's output (the failing
+	// ping's body) out of the monitor's notifications (notify_output:
+	// false), for jobs whose output may hold secrets.
+	HideOutput bool
 	// NoMonitor opts the job out: it runs, but is neither declared nor
 	// reported.
 	NoMonitor bool
@@ -44,8 +48,12 @@ func (j Job) Spec(schedule *Schedule) MonitorSpec {
 	if name == "" {
 		name = j.Slug
 	}
+	var notifyOutput *bool
+	if j.HideOutput {
+		notifyOutput = new(bool)
+	}
 	return MonitorSpec{
-		Name: name, Slug: j.Slug, Tags: j.Tags, Schedule: schedule,
+		Name: name, Slug: j.Slug, Tags: j.Tags, Schedule: schedule, NotifyOutput: notifyOutput,
 		GraceSeconds:      ceilSeconds(j.Grace),
 		MaxRuntimeSeconds: ceilSeconds(j.MaxRuntime),
 		DeadlineSeconds:   ceilSeconds(j.Deadline),

@@ -91,35 +91,8 @@ func relative(t, now time.Time) string {
 	return s + " ago"
 }
 
-// plainDuration says d in words, with at most two units: "5 minutes",
-// "1 hour 30 minutes", "2 days".
-func plainDuration(d time.Duration) string {
-	if d <= 0 {
-		return "0 seconds"
-	}
-	units := []struct {
-		d    time.Duration
-		name string
-	}{{24 * time.Hour, "day"}, {time.Hour, "hour"}, {time.Minute, "minute"}, {time.Second, "second"}}
-	var parts []string
-	for _, u := range units {
-		if n := int64(d / u.d); n > 0 {
-			word := u.name
-			if n > 1 {
-				word += "s"
-			}
-			parts = append(parts, fmt.Sprintf("%d %s", n, word))
-			d -= time.Duration(n) * u.d
-		}
-		if len(parts) == 2 {
-			break
-		}
-	}
-	if len(parts) == 0 {
-		return "less than a second"
-	}
-	return strings.Join(parts, " ")
-}
+// plainDuration says d in words ([monitors.PlainDuration]).
+func plainDuration(d time.Duration) string { return monitors.PlainDuration(d) }
 
 // shortMillis formats a run's duration: "850 ms", "12.4 s", "3m05s".
 func shortMillis(ms int64) string {
@@ -205,38 +178,8 @@ func parseFormDuration(s string) (int64, error) {
 }
 
 // scheduleWords says a schedule in plain words, with the zone its times
-// are in ("" for intervals).
-func scheduleWords(spec monitors.ScheduleSpec) (words, zone string) {
-	if spec.Kind == monitors.ScheduleInterval {
-		return "every " + plainDuration(time.Duration(spec.EverySeconds)*time.Second) + ", counted from the last ping", ""
-	}
-	zone = spec.TZ
-	if zone == "" {
-		zone = "UTC"
-	}
-	sched, err := monitors.ParseSchedule(spec)
-	if err != nil {
-		return spec.Expr, zone
-	}
-	if _, ok := sched.(monitors.Interval); ok { // robfig's @every
-		return "every " + plainDuration(sched.Next(time.Time{}).Sub(time.Time{})) + ", counted from the last run", ""
-	}
-	zone = sched.Location().String()
-	if d := spec.WithDefaults().Dialect; spec.Kind == monitors.ScheduleCron && d != monitors.DialectCronie {
-		zone += ", as " + dialectNames[d] + " reads it"
-	}
-	words = monitors.ScheduleWords(sched)
-	if words == "" {
-		return spec.Expr, zone
-	}
-	return words, zone
-}
-
-// dialectNames name the scheduler behind each dialect, for the words of a
-// schedule.
-var dialectNames = map[monitors.Dialect]string{
-	monitors.DialectCronie: "cronie", monitors.DialectRobfig: "robfig/cron", monitors.DialectQuartz: "Quartz",
-}
+// are in ([monitors.ScheduleSpec.Words]).
+func scheduleWords(spec monitors.ScheduleSpec) (words, zone string) { return spec.Words() }
 
 // sparkline draws the durations of runs (newest first) as a small inline
 // SVG: a line of durations, oldest on the left, with failed runs marked.

@@ -26,8 +26,10 @@ type monitorForm struct {
 	AlertOnFailure, Overlap             string
 	FailureThreshold, RecoveryThreshold string
 	Channels                            []string
-	AllChannels                         []*monitors.Channel
-	Source                              string
+	// NotifyOutput is the notify_output checkbox.
+	NotifyOutput bool
+	AllChannels  []*monitors.Channel
+	Source       string
 	// Errors are by form field name.
 	Errors  map[string]string
 	Preview *previewData
@@ -54,7 +56,7 @@ func formFromMonitor(m *monitors.Monitor) *monitorForm {
 		MaxRuntime: formDuration(m.MaxRuntimeSeconds), Deadline: formDuration(m.DeadlineSeconds),
 		AlertOnFailure: string(m.AlertOnFailure), Overlap: string(m.Overlap),
 		FailureThreshold: strconv.Itoa(m.FailureThreshold), RecoveryThreshold: strconv.Itoa(m.RecoveryThreshold),
-		Channels: m.Channels, Source: m.Source, Errors: map[string]string{}}
+		Channels: m.Channels, NotifyOutput: !m.HideOutput, Source: m.Source, Errors: map[string]string{}}
 	if f.Kind == string(monitors.ScheduleInterval) {
 		f.TZ = ""
 	}
@@ -73,7 +75,8 @@ func formFromRequest(c echo.Context) (*monitorForm, error) {
 		MaxRuntime: c.FormValue("max_runtime"), Deadline: c.FormValue("deadline"),
 		AlertOnFailure: c.FormValue("alert_on_failure"), Overlap: c.FormValue("overlap"),
 		FailureThreshold: c.FormValue("failure_threshold"), RecoveryThreshold: c.FormValue("recovery_threshold"),
-		Errors: map[string]string{},
+		NotifyOutput: c.FormValue("notify_output") != "",
+		Errors:       map[string]string{},
 	}
 	params, _ := c.FormParams()
 	f.Channels = params["channels"]
@@ -130,6 +133,7 @@ func (f *monitorForm) apply(m *monitors.Monitor, channels []*monitors.Channel) {
 	dur("deadline", "Deadline", f.Deadline, &m.DeadlineSeconds)
 	m.AlertOnFailure = monitors.AlertOnFailure(f.AlertOnFailure)
 	m.Overlap = monitors.OverlapPolicy(f.Overlap)
+	m.HideOutput = !f.NotifyOutput
 	num := func(field, label, text string, p *int) {
 		n, err := strconv.Atoi(strings.TrimSpace(text))
 		if err != nil {

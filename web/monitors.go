@@ -249,6 +249,8 @@ func (h *Handler) loadMonitor(c echo.Context) (*viewer, *monitors.Monitor, error
 
 // occurrence is one entry of a monitor's timeline.
 type occurrence struct {
+	// Anchor is the row's id, which notifications link to.
+	Anchor   string
 	At       *When
 	Outcome  string // a word: succeeded, failed, retried, missed, ...
 	Class    string
@@ -469,7 +471,7 @@ func timeline(v *viewer, runs []*monitors.Run, incidents []*monitors.Incident) [
 	}
 	var items []item
 	for _, r := range runs {
-		o := &occurrence{Attempt: r.Attempt}
+		o := &occurrence{Attempt: r.Attempt, Anchor: monitors.RunAnchor(r.Seq)}
 		at := time.Time{}
 		if r.StartedAt != nil {
 			at = *r.StartedAt

@@ -479,7 +479,9 @@ func TestMonitorForm(t *testing.T) {
 	c := b.signIn(t, "ada@example.com", b.project.ID)
 	form := url.Values{"name": {"Nightly import"}, "tags": {"etl, nightly etl"}, "schedule_kind": {"cron"},
 		"expr": {"0 2 * * *"}, "tz": {"Europe/Berlin"}, "grace": {"10m"}, "max_runtime": {"1h"}, "deadline": {""},
-		"alert_on_failure": {"every_attempt"}, "overlap": {"ignore"}, "failure_threshold": {"2"}, "recovery_threshold": {"1"}}
+		"alert_on_failure": {"every_attempt"}, "overlap": {"ignore"}, "failure_threshold": {"2"}, "recovery_threshold": {"1"},
+		"notify_output": {"on"}}
+	require.Contains(t, c.get("/monitors/new").body, `name="notify_output" value="on" checked`, "on for a new monitor")
 	r := c.postForm("/monitors", form)
 	require.Equal(t, http.StatusSeeOther, r.status, r.body)
 	m, err := b.store.MonitorGetBySlug(ctx, b.project.ID, "nightly-import")
@@ -492,6 +494,7 @@ func TestMonitorForm(t *testing.T) {
 	require.Equal(t, monitors.AlertEveryAttempt, m.AlertOnFailure)
 	require.Equal(t, monitors.OverlapIgnore, m.Overlap)
 	require.Equal(t, 2, m.FailureThreshold)
+	require.False(t, m.HideOutput)
 	require.True(t, keys.IsPingKey(m.PingKey))
 
 	page := c.get(r.location).body
@@ -571,6 +574,15 @@ func TestMonitorForm(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"schedule"}, fields[m.ID])
 	require.Contains(t, c.get("/monitors/"+m.ID+"/edit").body, `value="15m"`)
+
+	// Unticking the box keeps the output out of alerts.
+	edit.Del("notify_output")
+	r = c.postForm("/monitors/"+m.ID, edit)
+	require.Equal(t, http.StatusSeeOther, r.status, r.body)
+	m, err = b.store.MonitorGet(ctx, b.project.ID, m.ID)
+	require.NoError(t, err)
+	require.True(t, m.HideOutput)
+	require.Contains(t, c.get("/monitors/"+m.ID+"/edit").body, `name="notify_output" value="on">`)
 
 	// Pause, resume, delete.
 	require.Equal(t, http.StatusSeeOther, c.postForm("/monitors/"+m.ID+"/pause", nil).status)

@@ -28,7 +28,7 @@ func MonitorArgs(m *monitors.Monitor) ([]any, error) {
 		string(m.AlertOnFailure), m.FailureThreshold, m.RecoveryThreshold, string(m.Overlap),
 		nonNil(m.Channels), m.Paused, m.Source, m.Discovered, retry, m.PingKey,
 		m.CreatedAt.UTC(), m.UpdatedAt.UTC(), string(m.State.Status), state, TimeOrNil(m.State.LastPingAt),
-		TimeOrNil(m.State.Expected), CeilMicro(m.NextDeadlineAt), string(m.Schedule.Dialect),
+		TimeOrNil(m.State.Expected), CeilMicro(m.NextDeadlineAt), string(m.Schedule.Dialect), !m.HideOutput,
 	}, nil
 }
 
@@ -37,15 +37,17 @@ func ScanMonitor(r Row, extra ...any) (*monitors.Monitor, error) {
 	var (
 		m            monitors.Monitor
 		retry, state []byte
+		notifyOutput bool
 	)
 	err := r.Scan(append([]any{&m.ID, &m.ProjectID, &m.Name, &m.Slug, &m.Tags, &m.Schedule.Kind, &m.Schedule.Expr,
 		&m.Schedule.TZ, &m.Schedule.EverySeconds, &m.GraceSeconds, &m.MaxRuntimeSeconds, &m.DeadlineSeconds,
 		&m.AlertOnFailure, &m.FailureThreshold, &m.RecoveryThreshold, &m.Overlap, &m.Channels, &m.Paused,
 		&m.Source, &m.Discovered, &retry, &m.PingKey, &m.CreatedAt, &m.UpdatedAt, &state, &m.NextDeadlineAt,
-		&m.Schedule.Dialect}, extra...)...)
+		&m.Schedule.Dialect, &notifyOutput}, extra...)...)
 	if err != nil {
 		return nil, err
 	}
+	m.HideOutput = !notifyOutput
 	return &m, DecodeMonitorJSON(&m, state, retry)
 }
 

@@ -269,6 +269,7 @@ func testMonitorRoundTrip(t *testing.T, b *bundle) {
 		m.Channels = []string{"ch_1", "ch_2"}
 		m.Source, m.Discovered = "billing-service", true
 		m.RetryPolicy = &monitors.RetryPolicy{Name: "hangfire", MaxRetries: 10, MaxDelaysSeconds: []int64{30, 60}}
+		m.HideOutput = true
 		m.UpdatedAt = T0.Add(time.Minute)
 		m.State = monitors.State{
 			Status: monitors.StatusRunning, LastPingAt: T0, LastPingKind: monitors.PingStart, LastSuccessAt: T0.Add(-time.Hour),

@@ -112,7 +112,7 @@ func NewMessage(n *notifiers.Notification) Message {
 		Footer:      &EmbedFooter{Text: "Vigil"},
 	}
 	for _, f := range n.Facts() {
-		if len(embed.Fields) == 25 {
+		if len(embed.Fields) == 23 { // 25 at most, with the two below
 			break
 		}
 		embed.Fields = append(embed.Fields, EmbedField{
@@ -121,11 +121,34 @@ func NewMessage(n *notifiers.Notification) Message {
 			Inline: true,
 		})
 	}
+	if n.Event != notifiers.EventResolved {
+		// A field value holds 1024 characters, the fence included.
+		if out, cut := n.OutputFor(outputLines, 1024-8, escapeCode); out != "" {
+			name := "Output"
+			if cut {
+				name = "Output (last lines)"
+			}
+			embed.Fields = append(embed.Fields, EmbedField{Name: name, Value: "```\n" + out + "\n```"})
+		}
+		if link := n.RunURL(); link != "" && len(link) < 1000 {
+			embed.Fields = append(embed.Fields, EmbedField{Name: "Run", Value: "[Open the run in Vigil](" + link + ")"})
+		}
+	}
 	return Message{
 		Username:        "Vigil",
 		Embeds:          []Embed{embed},
 		AllowedMentions: AllowedMentions{Parse: []string{}},
 	}
+}
+
+// outputLines is how many of the last lines of a failing run's output a
+// message shows at most.
+const outputLines = 15
+
+// escapeCode keeps output inside its code block, where markdown is not
+// read: only a ``` would end the block early.
+func escapeCode(s string) string {
+	return strings.ReplaceAll(s, "```", "`\u200b`\u200b`")
 }
 
 // escape keeps Discord markdown from formatting user text: a job named

@@ -261,7 +261,7 @@ func (e *Notifier) message(n *notifiers.Notification) (*gomail.Msg, error) {
 	msg.SetGenHeader("Auto-Submitted", "auto-generated")
 	msg.SetGenHeader("X-Auto-Response-Suppress", "All")
 
-	text, html, err := render(n)
+	text, html, err := Render(n)
 	if err != nil {
 		return nil, err
 	}

@@ -17,8 +17,19 @@ type view struct {
 	Details  string
 	Facts    []notifiers.Fact
 	Link     string
-	Color    string
+	RunLink  string
+	// Output is the tail of the failing run's output; OutputCut says that
+	// lines before it were left out.
+	Output    string
+	OutputCut bool
+	Color     string
 }
+
+// Bounds of the output an e-mail shows.
+const (
+	outputLines = 50
+	outputChars = 8000
+)
 
 func newView(n *notifiers.Notification) view {
 	v := view{
@@ -26,10 +37,12 @@ func newView(n *notifiers.Notification) view {
 		Summary:  n.Summary(),
 		Facts:    n.Facts(),
 		Link:     n.Link(),
+		RunLink:  n.RunURL(),
 		Color:    "#D92D20",
 	}
 	if n.Event != notifiers.EventResolved {
 		v.Details = n.Incident.Details
+		v.Output, v.OutputCut = n.OutputFor(outputLines, outputChars, nil)
 	}
 	switch n.Event {
 	case notifiers.EventResolved:
@@ -42,7 +55,7 @@ func newView(n *notifiers.Notification) view {
 	return v
 }
 
-var textTemplate = texttemplate.Must(texttemplate.New("text").Parse(`{{.Headline}}
+var textTemplate = texttemplate.Must(texttemplate.New("text").Funcs(texttemplate.FuncMap{"indent": indent}).Parse(`{{.Headline}}
 
 {{.Summary}}
 {{- if .Details}}
@@ -52,8 +65,16 @@ var textTemplate = texttemplate.Must(texttemplate.New("text").Parse(`{{.Headline
 {{if .Facts}}
 {{range .Facts}}{{.Label}}: {{.Value}}
 {{end}}{{end}}
+{{- if .Output}}
+Output{{if .OutputCut}} (last lines){{end}}:
+
+{{indent .Output}}
+{{end}}
 {{- if .Link}}
 Open in Vigil: {{.Link}}
+{{- if .RunLink}}
+The run: {{.RunLink}}
+{{- end}}
 {{end}}
 -- 
 Sent by Vigil.
@@ -79,8 +100,13 @@ var htmlTemplate = htmltemplate.Must(htmltemplate.New("html").Parse(`<!DOCTYPE h
 {{- end}}
 </table>
 {{- end}}
+{{- if .Output}}
+<p style="margin:16px 0 4px;font-size:14px;color:#475467">Output{{if .OutputCut}} (last lines){{end}}</p>
+<pre style="margin:0;padding:12px;background:#101828;color:#f2f4f7;font-size:12px;line-height:1.4;white-space:pre-wrap;word-break:break-all;font-family:SFMono-Regular,Consolas,Menlo,monospace">{{.Output}}</pre>
+{{- end}}
 {{- if .Link}}
-<p style="margin:20px 0 0"><a href="{{.Link}}" style="display:inline-block;padding:10px 16px;background:#101828;color:#ffffff;text-decoration:none;border-radius:4px">Open in Vigil</a></p>
+<p style="margin:20px 0 0"><a href="{{.Link}}" style="display:inline-block;padding:10px 16px;background:#101828;color:#ffffff;text-decoration:none;border-radius:4px">Open in Vigil</a>
+{{- if .RunLink}} <a href="{{.RunLink}}" style="display:inline-block;padding:10px 16px;color:#101828;text-decoration:underline">Open the run</a>{{end}}</p>
 {{- end}}
 </td></tr>
 </table>
@@ -89,8 +115,8 @@ var htmlTemplate = htmltemplate.Must(htmltemplate.New("html").Parse(`<!DOCTYPE h
 </html>
 `))
 
-// render returns the plain-text and HTML bodies for n.
-func render(n *notifiers.Notification) (text, html string, err error) {
+// Render returns the plain-text and HTML bodies of the e-mail about n.
+func Render(n *notifiers.Notification) (text, html string, err error) {
 	v := newView(n)
 	var tb, hb bytes.Buffer
 	if err := textTemplate.Execute(&tb, v); err != nil {
@@ -100,4 +126,10 @@ func render(n *notifiers.Notification) (text, html string, err error) {
 		return "", "", fmt.Errorf("render html part: %w", err)
 	}
 	return strings.ReplaceAll(tb.String(), "\r\n", "\n"), hb.String(), nil
+}
+
+// indent indents every line of s by four spaces, so that output stands
+// apart from the text around it in a plain-text mail.
+func indent(s string) string {
+	return "    " + strings.ReplaceAll(s, "\n", "\n    ")
 }

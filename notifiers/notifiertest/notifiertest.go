@@ -7,11 +7,17 @@ package notifiertest
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -78,6 +84,136 @@ func Opened() *notifiers.Notification { return Notification(notifiers.EventOpene
 
 // Resolved is Notification(notifiers.EventResolved).
 func Resolved() *notifiers.Notification { return Notification(notifiers.EventResolved) }
+
+// FailureOutput is the output of the sample failed run: it ends with
+// "boom: disk full" and holds characters every kind must escape.
+const FailureOutput = "starting import of 2026-03-13\n" +
+	"loaded 1200 rows from <orders> & <refunds>\n" +
+	"*bold* _italic_ `code` ```fence``` |pipe| ~strike~\n" +
+	"\x1b[31mwriting batch 3\x1b[0m\n" +
+	"boom: disk full\n"
+
+// Samples of the three incidents every kind has a golden rendering of:
+// a run that failed with output, a missed run, and a stuck run, of a
+// monitor that runs at 02:00 Berlin time.
+//
+// Failure is the fourth and final attempt of the 02:00 run, which exited
+// with status 3 after 12.4 s, printing FailureOutput.
+func Failure() *notifiers.Notification {
+	n := berlin(Opened())
+	started := time.Date(2026, 3, 14, 1, 0, 0, 0, time.UTC)
+	finished := started.Add(12400 * time.Millisecond)
+	code, ms := 3, int64(12400)
+	n.Incident.Kind = notifiers.IncidentFailed
+	n.Incident.Summary = "nightly-import failed at 02:00 Europe/Berlin (exit status 3)"
+	n.Incident.Details = ""
+	n.Incident.OpenedAt = finished
+	last := finished
+	n.Monitor.LastPingAt = &last
+	next := time.Date(2026, 3, 15, 1, 0, 0, 0, time.UTC)
+	n.Monitor.NextExpectedAt = &next
+	n.SentAt = finished.Add(time.Second)
+	n.Run = &notifiers.Run{Seq: 42, RID: "run-42", StartedAt: &started, FinishedAt: &finished, Outcome: "fail",
+		DurationMS: &ms, Attempt: 4, ExitCode: &code, URL: "https://vigil.example.com/monitors/mon_7f3a#run-42"}
+	n.Ping = &notifiers.Ping{ID: 9001, Kind: "fail", At: finished, RID: "run-42", Attempt: 4, ExitCode: &code,
+		DurationMS: &ms, Body: FailureOutput}
+	n.DeliveryID = "inc_01HZX3M4W6.17"
+	return n
+}
+
+// Missed is the 02:00 run that never pinged.
+func Missed() *notifiers.Notification {
+	n := berlin(Opened())
+	n.Incident.Details = ""
+	n.DeliveryID = "inc_01HZX3M4W6.18"
+	return n
+}
+
+// Stuck is the 02:00 run, started and not finished 1 h 12 min later.
+func Stuck() *notifiers.Notification {
+	n := berlin(Opened())
+	started := time.Date(2026, 3, 14, 1, 0, 3, 0, time.UTC)
+	n.Incident.Kind = notifiers.IncidentStuck
+	n.Incident.Summary = "nightly-import: run run-42 started at 02:00 Europe/Berlin and has not finished after 1h (max runtime 1h)"
+	n.Incident.Details = ""
+	n.Incident.OpenedAt = started.Add(time.Hour)
+	last := started
+	n.Monitor.LastPingAt = &last
+	n.Monitor.Status = "running"
+	n.SentAt = started.Add(72 * time.Minute)
+	n.Run = &notifiers.Run{Seq: 42, RID: "run-42", StartedAt: &started, Attempt: 1, Stuck: true,
+		URL: "https://vigil.example.com/monitors/mon_7f3a#run-42"}
+	n.DeliveryID = "inc_01HZX3M4W6.19"
+	return n
+}
+
+// berlin gives n's monitor the schedule in words and the zone, as
+// delivery does.
+func berlin(n *notifiers.Notification) *notifiers.Notification {
+	n.Monitor.ScheduleWords, n.Monitor.Zone = "at 02:00 every day, Europe/Berlin", "Europe/Berlin"
+	return n
+}
+
+// Samples returns the three samples by name, for golden tests.
+func Samples() map[string]*notifiers.Notification {
+	return map[string]*notifiers.Notification{"failure": Failure(), "missed": Missed(), "stuck": Stuck()}
+}
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// Golden compares got with the file testdata/name of the test's package,
+// or, with go test -update, writes it there.
+func Golden(t testing.TB, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		require.NoError(t, os.MkdirAll("testdata", 0o755))
+		require.NoError(t, os.WriteFile(path, got, 0o644))
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "run go test with -update to create %s", path)
+	require.Equal(t, string(want), string(got), "differs from %s (go test -update rewrites it)", path)
+}
+
+// GoldenJSON is Golden for a JSON body, indented.
+func GoldenJSON(t testing.TB, name string, body []byte) {
+	t.Helper()
+	var indented bytes.Buffer
+	require.NoError(t, json.Indent(&indented, body, "", "  "))
+	indented.WriteByte('\n')
+	Golden(t, name, indented.Bytes())
+}
+
+// GoldenSamples sends each of [Samples] with send (to a fresh receiver
+// at url) and compares the request with testdata/{name}.json (a JSON body,
+// indented) or testdata/{name}.txt (the headers a kind sets, then the
+// body).
+func GoldenSamples(t *testing.T, send func(t *testing.T, url string, n *notifiers.Notification) error) {
+	t.Helper()
+	for name, n := range Samples() {
+		t.Run(name, func(t *testing.T) {
+			recv := NewReceiver(t, nil)
+			require.NoError(t, send(t, recv.URL, n))
+			req := recv.Only(t)
+			if json.Valid(req.Body) {
+				GoldenJSON(t, name+".json", req.Body)
+				return
+			}
+			var b strings.Builder
+			for _, k := range slices.Sorted(maps.Keys(req.Header)) {
+				switch k {
+				case "Accept-Encoding", "Content-Length", "User-Agent", "Authorization":
+					continue
+				}
+				fmt.Fprintf(&b, "%s: %s\n", k, strings.Join(req.Header[k], ", "))
+			}
+			b.WriteString("\n")
+			b.Write(req.Body)
+			b.WriteString("\n")
+			Golden(t, name+".txt", []byte(b.String()))
+		})
+	}
+}
 
 // HTTPClient returns a client from notifiers.NewHTTPClient that may reach
 // loopback (httptest servers), and closes its idle connections when the

@@ -112,6 +112,18 @@ func NewMessage(n *notifiers.Notification) Message {
 			b.WriteString("\n" + f.Label + ": " + f.Value)
 		}
 	}
+	if n.Event != notifiers.EventResolved {
+		if out, cut := n.OutputFor(outputLines, outputChars, nil); out != "" {
+			label := "Output:"
+			if cut {
+				label = "Output (last lines):"
+			}
+			b.WriteString("\n\n" + label + "\n" + out)
+		}
+		if run := n.RunURL(); run != "" {
+			b.WriteString("\n\nThe run: " + run)
+		}
+	}
 	m.Body = notifiers.Truncate(b.String(), 4000)
 	return m
 }
@@ -153,3 +165,10 @@ func (nt *Notifier) Notify(ctx context.Context, n *notifiers.Notification) error
 	nt.opts.LogSent(Kind, n)
 	return nil
 }
+
+// Bounds of the output a message shows: the last lines of a failing run's
+// output, in plain text (ntfy keeps 4096 bytes of a message).
+const (
+	outputLines = 15
+	outputChars = 1000
+)

@@ -74,10 +74,10 @@ func TestWithoutTokenAndNonASCIITitle(t *testing.T) {
 	require.Empty(t, req.Header.Get("Authorization"))
 	require.Equal(t, "high", req.Header.Get("Priority"))
 	title := req.Header.Get("Title")
-	require.NotEqual(t, "STILL DOWN Nächtlicher Import: missed for 2h", title, "non-ASCII is RFC 2047 encoded")
+	require.NotEqual(t, "STILL DOWN Nächtlicher Import: missed, down for 2h", title, "non-ASCII is RFC 2047 encoded")
 	decoded, err := new(mime.WordDecoder).DecodeHeader(title)
 	require.NoError(t, err)
-	require.Equal(t, "STILL DOWN Nächtlicher Import: missed for 2h", decoded)
+	require.Equal(t, "STILL DOWN Nächtlicher Import: missed, down for 2h", decoded)
 }
 
 func TestStatusTable(t *testing.T) {

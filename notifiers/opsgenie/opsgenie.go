@@ -93,8 +93,19 @@ func NewCreateAlert(n *notifiers.Notification) CreateAlert {
 	for _, f := range n.Facts() {
 		desc.WriteString("\n" + f.Label + ": " + f.Value)
 	}
+	out, cut := n.OutputFor(outputLines, outputChars, nil)
+	if out != "" {
+		label := "Output:"
+		if cut {
+			label = "Output (last lines):"
+		}
+		desc.WriteString("\n\n" + label + "\n" + out)
+	}
 	if link := n.Link(); link != "" {
 		desc.WriteString("\n\n" + link)
+	}
+	if link := n.RunURL(); link != "" {
+		desc.WriteString("\nThe run: " + link)
 	}
 	details := map[string]string{"event": string(n.Event), "monitor": n.MonitorName()}
 	if n.Incident.Kind != "" {
@@ -105,6 +116,20 @@ func NewCreateAlert(n *notifiers.Notification) CreateAlert {
 	}
 	if n.Monitor.Schedule != "" {
 		details["schedule"] = n.Monitor.Schedule
+	}
+	for _, f := range n.Facts() {
+		switch f.Label {
+		case "Exit status", "Attempt", "Duration", "Expected", "Last ping":
+			details[strings.ToLower(strings.ReplaceAll(f.Label, " ", "_"))] = f.Value
+		}
+	}
+	if link := n.RunURL(); link != "" {
+		details["run_url"] = link
+	}
+	if out != "" {
+		// Opsgenie bounds the details as a whole: a shorter tail there,
+		// the longer one in the description.
+		details["output"], _ = n.OutputFor(10, 1000, nil)
 	}
 	tags := []string{"vigil"}
 	for _, t := range n.Monitor.Tags {
@@ -168,3 +193,10 @@ func (o *Notifier) baseURL() string {
 	}
 	return o.opts.APIBase(APIURLUS)
 }
+
+// Bounds of the output an alert's description carries: the last lines of
+// a failing run's output.
+const (
+	outputLines = 50
+	outputChars = 4000
+)

@@ -59,6 +59,7 @@ func TestCreateAndClose(t *testing.T) {
 		"details": map[string]any{
 			"event": "incident.opened", "monitor": "nightly-import", "incident_kind": "missed",
 			"url": "https://vigil.example.com/monitors/mon_7f3a", "schedule": "0 2 * * * (Europe/Berlin)",
+			"expected": "2026-03-14 01:00 UTC", "last_ping": "2026-03-13 01:00 UTC",
 		},
 		"entity": "nightly-import",
 		"source": "Vigil",

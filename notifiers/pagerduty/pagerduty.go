@@ -128,6 +128,15 @@ func (p *Notifier) NewEvent(n *notifiers.Notification) Event {
 	for _, f := range n.Facts() {
 		details[f.Label] = f.Value
 	}
+	// custom_details is JSON: the output goes as it is, bounded so that
+	// the event stays far below PagerDuty's 512 KB.
+	if out, cut := n.OutputFor(outputLines, outputChars, nil); out != "" {
+		details["output"] = out
+		details["output_cut"] = cut
+	}
+	if link := n.RunURL(); link != "" {
+		details["run_url"] = link
+	}
 	e.Payload = &Payload{
 		Summary:       notifiers.Truncate(summary, 1024),
 		Source:        notifiers.Truncate(source, 255),
@@ -146,6 +155,9 @@ func (p *Notifier) NewEvent(n *notifiers.Notification) Event {
 	e.ClientURL = n.BaseURL
 	if link := n.Link(); link != "" {
 		e.Links = []Link{{Href: link, Text: "Open " + n.MonitorName() + " in Vigil"}}
+	}
+	if link := n.RunURL(); link != "" {
+		e.Links = append(e.Links, Link{Href: link, Text: "The run in Vigil"})
 	}
 	return e
 }
@@ -169,3 +181,10 @@ func (p *Notifier) Notify(ctx context.Context, n *notifiers.Notification) error 
 	p.opts.LogSent(Kind, n)
 	return nil
 }
+
+// Bounds of the output an event carries: the last lines of a failing
+// run's output.
+const (
+	outputLines = 50
+	outputChars = 4000
+)

@@ -191,19 +191,49 @@ func attachment(n *notifiers.Notification) slackapi.Attachment {
 	if len(fields) > 0 {
 		blocks = append(blocks, slackapi.NewSectionBlock(nil, fields, nil))
 	}
+	if n.Event != notifiers.EventResolved {
+		// A section holds 3000 characters: the fence and the label fit
+		// beside 2900 of output.
+		if out, cut := n.OutputFor(outputLines, 2900, escapeCode); out != "" {
+			label := "*Output*"
+			if cut {
+				label = "*Output* (last lines)"
+			}
+			blocks = append(blocks, slackapi.NewSectionBlock(slackapi.NewTextBlockObject(slackapi.MarkdownType,
+				label+"\n```\n"+out+"\n```", false, false), nil, nil))
+		}
+	}
+	var buttons []slackapi.BlockElement
 	if link := n.Link(); link != "" {
 		button := slackapi.NewButtonBlockElement("open_monitor", n.Monitor.ID,
 			slackapi.NewTextBlockObject(slackapi.PlainTextType, "Open in Vigil", false, false)).WithURL(link)
 		if n.Event == notifiers.EventOpened {
 			button = button.WithStyle(slackapi.StyleDanger)
 		}
-		blocks = append(blocks, slackapi.NewActionBlock("vigil_actions", button))
+		buttons = append(buttons, button)
+	}
+	if link := n.RunURL(); link != "" && n.Event != notifiers.EventResolved {
+		buttons = append(buttons, slackapi.NewButtonBlockElement("open_run", n.Monitor.ID,
+			slackapi.NewTextBlockObject(slackapi.PlainTextType, "Open the run", false, false)).WithURL(link))
+	}
+	if len(buttons) > 0 {
+		blocks = append(blocks, slackapi.NewActionBlock("vigil_actions", buttons...))
 	}
 	return slackapi.Attachment{
 		Color:    color(n.Event),
 		Fallback: n.Headline(),
 		Blocks:   slackapi.Blocks{BlockSet: blocks},
 	}
+}
+
+// outputLines is how many of the last lines of a failing run's output a
+// message shows at most.
+const outputLines = 20
+
+// escapeCode makes output safe inside a mrkdwn code block: escaped as all
+// text, and without a ``` that would end the block early.
+func escapeCode(s string) string {
+	return strings.ReplaceAll(escape(s), "```", "`\u200b`\u200b`")
 }
 
 // escape makes text safe for Slack mrkdwn: &, < and > are control

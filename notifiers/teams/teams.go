@@ -86,7 +86,30 @@ type TextBlock struct {
 	Size     string `json:"size,omitempty"`
 	Color    string `json:"color,omitempty"`
 	IsSubtle bool   `json:"isSubtle,omitempty"`
+	Spacing  string `json:"spacing,omitempty"`
 }
+
+// RichTextBlock is a paragraph of TextRuns (Adaptive Cards 1.2).
+type RichTextBlock struct {
+	Type    string    `json:"type"`
+	Inlines []TextRun `json:"inlines"`
+}
+
+// TextRun is plain text with its own style; unlike a TextBlock's, its text
+// is not read as markdown.
+type TextRun struct {
+	Type     string `json:"type"`
+	Text     string `json:"text"`
+	FontType string `json:"fontType,omitempty"`
+	Size     string `json:"size,omitempty"`
+}
+
+// Bounds of the output a card shows: the last lines of a failing run's
+// output.
+const (
+	outputLines = 20
+	outputChars = 2000
+)
 
 // FactSet is a list of label/value pairs.
 type FactSet struct {
@@ -136,6 +159,19 @@ func NewMessage(n *notifiers.Notification) Message {
 		}
 		body = append(body, set)
 	}
+	if n.Event != notifiers.EventResolved {
+		// A TextRun is plain text: no markdown is read in it, so the
+		// output needs no escaping.
+		if out, cut := n.OutputFor(outputLines, outputChars, nil); out != "" {
+			label := "Output"
+			if cut {
+				label = "Output (last lines)"
+			}
+			body = append(body,
+				TextBlock{Type: "TextBlock", Text: label, Wrap: true, Weight: "Bolder", Spacing: "Medium"},
+				RichTextBlock{Type: "RichTextBlock", Inlines: []TextRun{{Type: "TextRun", Text: out, FontType: "Monospace", Size: "Small"}}})
+		}
+	}
 	card := Card{
 		Schema:  "http://adaptivecards.io/schemas/adaptive-card.json",
 		Type:    "AdaptiveCard",
@@ -145,6 +181,9 @@ func NewMessage(n *notifiers.Notification) Message {
 	}
 	if link := n.Link(); link != "" {
 		card.Actions = []Action{{Type: "Action.OpenUrl", Title: "Open in Vigil", URL: link}}
+	}
+	if link := n.RunURL(); link != "" && n.Event != notifiers.EventResolved {
+		card.Actions = append(card.Actions, Action{Type: "Action.OpenUrl", Title: "Open the run", URL: link})
 	}
 	return Message{
 		Type:        "message",

@@ -138,8 +138,21 @@ func Text(n *notifiers.Notification) string {
 			b.WriteString("<b>" + html.EscapeString(f.Label) + ":</b> " + html.EscapeString(notifiers.Truncate(f.Value, 200)) + "\n")
 		}
 	}
+	if n.Event != notifiers.EventResolved {
+		// A message holds 4096 characters after its entities are read.
+		if out, cut := n.OutputFor(outputLines, outputChars, html.EscapeString); out != "" {
+			label := "Output:"
+			if cut {
+				label = "Output (last lines):"
+			}
+			b.WriteString("\n<b>" + label + "</b>\n<pre>" + out + "</pre>\n")
+		}
+	}
 	if link := n.Link(); link != "" && len(link) < 500 {
 		b.WriteString("\n<a href=\"" + html.EscapeString(link) + "\">Open in Vigil</a>")
+		if run := n.RunURL(); run != "" && len(run) < 500 && n.Event != notifiers.EventResolved {
+			b.WriteString(" · <a href=\"" + html.EscapeString(run) + "\">The run</a>")
+		}
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
@@ -189,3 +202,10 @@ func (tg *Notifier) Notify(ctx context.Context, n *notifiers.Notification) error
 	tg.opts.LogSent(Kind, n)
 	return nil
 }
+
+// Bounds of the output a message shows: the last lines of a failing run's
+// output.
+const (
+	outputLines = 20
+	outputChars = 1500
+)

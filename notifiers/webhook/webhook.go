@@ -217,8 +217,53 @@ type Payload struct {
 	Event    string          `json:"event"`
 	Incident PayloadIncident `json:"incident"`
 	Monitor  PayloadMonitor  `json:"monitor"`
-	SentAt   time.Time       `json:"sent_at"`
+	// Run is the run the incident concerns (a failed or stuck run), null
+	// when none.
+	Run *PayloadRun `json:"run"`
+	// Ping is the ping that opened the incident (for a failure, the
+	// failing ping), null when time opened it.
+	Ping   *PayloadPing `json:"ping"`
+	SentAt time.Time    `json:"sent_at"`
 }
+
+// PayloadRun is the payload's "run", with the fields of a run in the
+// API's history.
+type PayloadRun struct {
+	RID        string     `json:"rid"`
+	StartedAt  *time.Time `json:"started_at"`
+	FinishedAt *time.Time `json:"finished_at"`
+	Outcome    string     `json:"outcome"`
+	DurationMS *int64     `json:"duration_ms"`
+	Attempt    int        `json:"attempt"`
+	ExitCode   *int       `json:"exit_code"`
+	WillRetry  bool       `json:"will_retry"`
+	Stuck      bool       `json:"stuck"`
+	URL        string     `json:"url"`
+}
+
+// PayloadPing is the payload's "ping", with the fields of a ping in the
+// API's history. Body is the tail of the ping's body (the run's output):
+// its last PingBodyLines lines, at most PingBodyChars characters, and ""
+// when the monitor's notify_output is off; BodyTruncated says that more
+// was sent.
+type PayloadPing struct {
+	ID            int64      `json:"id"`
+	Kind          string     `json:"kind"`
+	At            time.Time  `json:"at"`
+	RID           string     `json:"rid"`
+	Attempt       int        `json:"attempt"`
+	RetryAt       *time.Time `json:"retry_at"`
+	ExitCode      *int       `json:"exit_code"`
+	DurationMS    *int64     `json:"duration_ms"`
+	Body          string     `json:"body"`
+	BodyTruncated bool       `json:"body_truncated"`
+}
+
+// Bounds of PayloadPing.Body.
+const (
+	PingBodyLines = 100
+	PingBodyChars = 16000
+)
 
 // PayloadIncident is the payload's "incident".
 type PayloadIncident struct {
@@ -264,7 +309,25 @@ func NewPayload(n *notifiers.Notification) Payload {
 		resolved := n.Incident.ResolvedAt.UTC()
 		p.Incident.ResolvedAt = &resolved
 	}
+	if r := n.Run; r != nil {
+		p.Run = &PayloadRun{RID: r.RID, StartedAt: utc(r.StartedAt), FinishedAt: utc(r.FinishedAt), Outcome: r.Outcome,
+			DurationMS: r.DurationMS, Attempt: r.Attempt, ExitCode: r.ExitCode, WillRetry: r.WillRetry, Stuck: r.Stuck,
+			URL: r.URL}
+	}
+	if pg := n.Ping; pg != nil {
+		body, cut := n.OutputTail(PingBodyLines, PingBodyChars)
+		p.Ping = &PayloadPing{ID: pg.ID, Kind: pg.Kind, At: pg.At.UTC(), RID: pg.RID, Attempt: pg.Attempt,
+			RetryAt: utc(pg.RetryAt), ExitCode: pg.ExitCode, DurationMS: pg.DurationMS, Body: body, BodyTruncated: cut}
+	}
 	return p
+}
+
+func utc(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
 }
 
 // sampleNotification is what a template is tried on when it is saved.

@@ -1,17 +1,13 @@
 package webhook_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -22,8 +18,6 @@ import (
 	"github.com/vigilhq/vigil/notifiers/notifiertest"
 	"github.com/vigilhq/vigil/notifiers/webhook"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 const (
 	secret    = "whsec_0123456789abcdef"
@@ -39,17 +33,7 @@ func newNotifier(t *testing.T, cfg webhook.Config) *webhook.Notifier {
 
 func golden(t *testing.T, name string, body []byte) {
 	t.Helper()
-	var indented bytes.Buffer
-	require.NoError(t, json.Indent(&indented, body, "", "  "))
-	indented.WriteByte('\n')
-	path := filepath.Join("testdata", name+".json")
-	if *update {
-		require.NoError(t, os.MkdirAll("testdata", 0o755))
-		require.NoError(t, os.WriteFile(path, indented.Bytes(), 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run go test ./notifiers/webhook -update to create it")
-	require.Equal(t, string(want), indented.String(), "body differs from %s", path)
+	notifiertest.GoldenJSON(t, name+".json", body)
 }
 
 func TestDefaultPayloadSigned(t *testing.T) {
@@ -100,7 +84,9 @@ func TestPayloadShape(t *testing.T) {
 	require.NoError(t, err)
 	var doc map[string]any
 	require.NoError(t, json.Unmarshal(body, &doc))
-	require.ElementsMatch(t, []string{"event", "incident", "monitor", "sent_at"}, keys(doc))
+	require.ElementsMatch(t, []string{"event", "incident", "monitor", "run", "ping", "sent_at"}, keys(doc))
+	require.Nil(t, doc["run"], "null when the incident names no run")
+	require.Nil(t, doc["ping"], "null when time opened the incident")
 	incident := doc["incident"].(map[string]any)
 	require.ElementsMatch(t, []string{"id", "kind", "opened_at", "resolved_at", "summary"}, keys(incident))
 	require.Nil(t, incident["resolved_at"], "null while open")

@@ -1,0 +1,22 @@
+package email_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/vigilhq/vigil/notifiers/email"
+	"github.com/vigilhq/vigil/notifiers/notifiertest"
+)
+
+// TestGolden renders a failure with output, a missed run and a stuck run,
+// in plain text and HTML; go test -update rewrites testdata.
+func TestGolden(t *testing.T) {
+	t.Parallel()
+	for name, n := range notifiertest.Samples() {
+		text, html, err := email.Render(n)
+		require.NoError(t, err)
+		notifiertest.Golden(t, name+".txt", []byte(text))
+		notifiertest.Golden(t, name+".html", []byte(html))
+	}
+}

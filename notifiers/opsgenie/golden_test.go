@@ -1,0 +1,19 @@
+package opsgenie_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/vigilhq/vigil/notifiers"
+	"github.com/vigilhq/vigil/notifiers/notifiertest"
+	"github.com/vigilhq/vigil/notifiers/opsgenie"
+)
+
+// TestGolden renders a failure with output, a missed run and a stuck run
+// as they are sent; go test -update rewrites testdata.
+func TestGolden(t *testing.T) {
+	t.Parallel()
+	notifiertest.GoldenSamples(t, func(t *testing.T, url string, n *notifiers.Notification) error {
+		return newNotifier(t, url, opsgenie.Config{APIKey: apiKey}).Notify(context.Background(), n)
+	})
+}
