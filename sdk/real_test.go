@@ -293,27 +293,30 @@ func TestRealDeclareCreatesPausesAndResumes(t *testing.T) {
 		require.NoError(t, b.client.Run(ctx, declared[1].Monitor(), func(context.Context) error { return nil }))
 		require.Equal(t, []string{"success 1"}, realvigil.RunOutcomes(b.v.Runs(t, declared[1].ID)))
 
-		// queue-drain is gone from the code: no longer discovered, paused,
-		// its history kept.
+		// queue-drain is gone from the code: undeclared, not paused, its
+		// history kept.
 		again, err := b.client.Declare(ctx, "billing-service", []sdk.MonitorSpec{invoices})
 		require.NoError(t, err)
 		require.Len(t, again, 1)
 		require.Equal(t, declared[0].PingKey, again[0].PingKey, "declaring again keeps the ping key")
-		require.Equal(t, "billing-service undiscovered paused paused", realvigil.StatusLine(b.v.Monitor(t, "queue-drain")))
+		require.Equal(t, "billing-service undiscovered undeclared", realvigil.StatusLine(b.v.Monitor(t, "queue-drain")))
 		require.Len(t, b.v.Runs(t, declared[1].ID), 1)
 
-		// Declared again, it resumes, as new.
+		// Declared again, it is watched again from now.
 		back, err := b.client.Declare(ctx, "billing-service", []sdk.MonitorSpec{invoices, drain})
 		require.NoError(t, err)
 		require.Equal(t, declared[1].PingKey, back[1].PingKey)
 		require.NotNil(t, back[1].LastPingAt, "Vigil returns the last ping")
-		require.Equal(t, "billing-service discovered new", realvigil.StatusLine(b.v.Monitor(t, "queue-drain")))
+		require.Equal(t, "billing-service discovered up", realvigil.StatusLine(b.v.Monitor(t, "queue-drain")))
 
-		// An empty set undeclares everything of the source.
+		// An empty set would undeclare everything of the source: Vigil
+		// refuses it, and the SDK never asks for it anyway.
 		_, err = b.client.Declare(ctx, "billing-service", nil)
-		require.NoError(t, err)
+		require.ErrorIs(t, err, sdk.ErrBadRequest)
+		require.ErrorContains(t, err, "409")
+		require.ErrorContains(t, err, "allow_mass_undeclare")
 		for _, m := range b.v.Monitors(t, "billing-service") {
-			require.Equal(t, "billing-service undiscovered paused paused", realvigil.StatusLine(m), m.Slug)
+			require.Equal(t, "billing-service discovered", realvigil.StatusLine(m)[:len("billing-service discovered")], m.Slug)
 		}
 
 		// Vigil's refusals come back as the SDK's errors.

@@ -142,15 +142,15 @@ func TestRealSchedulerAgainstVigil(t *testing.T) {
 		s.Remove(minuteID)
 		time.Sleep(sdk.DeclareIntervalDefault)
 		synctest.Wait()
-		require.Equal(t, "billing undiscovered paused paused", realvigil.StatusLine(v.Monitor(t, "every-minute")))
+		require.Equal(t, "billing undiscovered undeclared", realvigil.StatusLine(v.Monitor(t, "every-minute")))
 		require.Len(t, v.Runs(t, minute.ID), 5)
 		require.Equal(t, []string{"failed"}, realvigil.IncidentKinds(v.Incidents(t, doomed.ID)), "still the one incident")
 
-		// Added back, it is declared again and resumes, as new.
+		// Added back, it is declared again and watched again from now.
 		_, err = s.Add("* * * * *", sdk.Job{Slug: "every-minute", Grace: time.Minute}, func(context.Context) error { return nil })
 		require.NoError(t, err)
 		require.NoError(t, s.Declare(ctx))
-		require.Equal(t, "billing discovered new", realvigil.StatusLine(v.Monitor(t, "every-minute")))
+		require.Equal(t, "billing discovered up", realvigil.StatusLine(v.Monitor(t, "every-minute")))
 
 		cancel()
 		<-s.Stop().Done()

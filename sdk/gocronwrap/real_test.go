@@ -124,7 +124,7 @@ func TestRealSchedulerAgainstVigil(t *testing.T) {
 		require.NoError(t, s.RemoveJob(hourly.ID()))
 		time.Sleep(sdk.DeclareIntervalDefault)
 		synctest.Wait()
-		require.Equal(t, "reports undiscovered paused paused", realvigil.StatusLine(v.Monitor(t, "hourly")))
+		require.Equal(t, "reports undiscovered undeclared", realvigil.StatusLine(v.Monitor(t, "hourly")))
 
 		// Added back, it is declared again and resumes, as new.
 		_, err = s.NewJob(gocronwrap.Cron("0 * * * *", false), sdk.Job{Slug: "hourly", Name: "Hourly report"},

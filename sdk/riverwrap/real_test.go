@@ -147,13 +147,13 @@ func TestRealMiddlewareAgainstVigil(t *testing.T) {
 	// no longer discovered, and pauses it.
 	b.mon.Remove("gives-up")
 	require.NoError(t, b.mon.Declare(context.Background()))
-	require.Equal(t, "worker undiscovered paused paused", realvigil.StatusLine(v.Monitor(t, "gives-up")))
-	require.Equal(t, []string{"failed resolved"}, realvigil.IncidentKinds(v.Incidents(t, givesUp.ID)), "pausing resolves its incident")
+	require.Equal(t, "worker undiscovered undeclared", realvigil.StatusLine(v.Monitor(t, "gives-up")))
+	require.Equal(t, []string{"failed resolved"}, realvigil.IncidentKinds(v.Incidents(t, givesUp.ID)), "undeclaring closes its incident")
 
-	// Watched again, it is declared again and resumes, as new.
+	// Watched again, it is declared again and watched again from now.
 	require.NoError(t, b.mon.Watch("gives_up", sdk.Job{Slug: "gives-up"}))
 	require.NoError(t, b.mon.Declare(context.Background()))
-	require.Equal(t, "worker discovered new", realvigil.StatusLine(v.Monitor(t, "gives-up")))
+	require.Equal(t, "worker discovered up", realvigil.StatusLine(v.Monitor(t, "gives-up")))
 }
 
 func TestRealShutdownIsCancelled(t *testing.T) {
