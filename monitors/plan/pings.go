@@ -267,6 +267,10 @@ func CleanPing(p monitors.Ping) monitors.Ping {
 		t := p.RetryAt.UTC().Truncate(time.Microsecond)
 		p.RetryAt = &t
 	}
+	if p.ScheduledAt != nil {
+		t := p.ScheduledAt.UTC().Truncate(time.Microsecond)
+		p.ScheduledAt = &t
+	}
 	p.RID, p.Body = CleanText(p.RID), CleanText(p.Body)
 	p.RemoteAddr, p.UserAgent = CleanText(p.RemoteAddr), CleanText(p.UserAgent)
 	if p.ExitCode != nil {
