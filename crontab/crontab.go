@@ -467,7 +467,7 @@ func quote(s string) string {
 	return singleQuote(s)
 }
 
-// singleQuote puts s in single quotes, a ' as '\''.
+// singleQuote puts s in single quotes, a ' as '\”.
 func singleQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
