@@ -467,7 +467,8 @@ func quote(s string) string {
 	return singleQuote(s)
 }
 
-// singleQuote puts s in single quotes, a ' as '\”.
+// singleQuote puts s in single quotes; each single quote of s closes
+// the quotes, is escaped with a backslash, and opens them again.
 func singleQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
