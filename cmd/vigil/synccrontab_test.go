@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -285,4 +286,29 @@ func cronRun(t *testing.T, part string, env ...string) string {
 	out, err := run.Output()
 	require.NoError(t, err, cmd.String())
 	return string(out)
+}
+
+// TestReadmeCrontabExample runs the README's "Crontab" example: the
+// crontab after is what the sync prints for the one before.
+func TestReadmeCrontabExample(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	_, section, ok := strings.Cut(string(readme), "\n## Crontab\n")
+	require.True(t, ok)
+	var blocks []string
+	for _, part := range strings.Split(section, "```cron\n")[1:3] {
+		block, _, _ := strings.Cut(part, "```")
+		blocks = append(blocks, block)
+	}
+	v := startVigil(t, testdb.SQLitePath(t))
+	file := filepath.Join(t.TempDir(), "crontab")
+	require.NoError(t, os.WriteFile(file, []byte(blocks[0]), 0o600))
+	code, out, errOut := runVigil(t, map[string]string{"VIGIL_URL": v.url, "VIGIL_API_KEY": v.apiKey},
+		"sync", "crontab", "--file", file, "--vigil", "/usr/local/bin/vigil", "--tz", "Europe/Berlin")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, errOut, "monitors: 3 created, 0 updated, 0 unchanged")
+	key := regexp.MustCompile(`--key [0-9a-f-]{36} `)
+	norm := func(s string) string { return key.ReplaceAllString(s, "--key KEY ") }
+	require.Equal(t, norm(blocks[1]), norm(strings.ReplaceAll(out, v.url, "https://vigil.example.com")))
 }
