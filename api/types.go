@@ -158,6 +158,7 @@ type Ping struct {
 	RID           string     `json:"rid"`
 	Attempt       int        `json:"attempt" doc:"0: not given"`
 	RetryAt       *time.Time `json:"retry_at"`
+	ScheduledAt   *time.Time `json:"scheduled_at" doc:"the scheduled fire time of the occurrence the run belongs to (the ping's scheduled_at); null when not given"`
 	ExitCode      *int       `json:"exit_code"`
 	DurationMS    *int64     `json:"duration_ms"`
 	Body          string     `json:"body"`

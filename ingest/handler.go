@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/vigilhq/vigil/keys"
+	"github.com/vigilhq/vigil/manage"
 	"github.com/vigilhq/vigil/monitors"
 )
 
@@ -46,6 +48,16 @@ func (s *Service) ping(c echo.Context) error {
 	if err := pr.parseQuery(req.URL.RawQuery, now); err != nil {
 		return s.respond(c, start, kind, resultBadRequest, http.StatusBadRequest, err.Error())
 	}
+	// The settings are judged before anything is stored, on a new monitor
+	// with the defaults, as the API judges a new monitor's: a bad one is a
+	// 400, whether or not the monitor exists yet.
+	var created *monitors.Monitor
+	if pr.Create || pr.Update {
+		created = newMonitor(cmp.Or(pr.Slug, "ping"), now)
+		if _, err := pr.Settings.Apply(created); err != nil {
+			return s.respond(c, start, kind, resultBadRequest, http.StatusBadRequest, err.Error())
+		}
+	}
 	key := pr.limitKey()
 	if ok, wait := s.limiter.allow(key, now); !ok {
 		secs := int64(math.Ceil(wait.Seconds()))
@@ -71,7 +83,11 @@ func (s *Service) ping(c echo.Context) error {
 		},
 	}
 	if pr.Create {
-		p.NewMonitor = newMonitor(pr.Slug, now)
+		p.NewMonitor = created
+	}
+	if pr.Update && !pr.Settings.IsZero() {
+		settings := pr.Settings
+		p.Update = manage.ChangeFunc(&manage.MonitorChange{Apply: settings.Apply}, now)
 	}
 	res, err := s.writer.record(req.Context(), key, p)
 	if err == nil {

@@ -271,7 +271,14 @@ type PingRecordParams struct {
 	// project has none with that slug.
 	Create     bool
 	NewMonitor *Monitor
-	Ping       Ping
+	// Update, when set, changes the settings of the monitor the ping names
+	// before the ping is applied, in the same transaction (update=1). It
+	// is called as [MonitorPatchParams].Fn is, with the monitor and its
+	// person fields, and returns the transition and the person fields to
+	// store; an error fails the ping alone, which is then not stored. It is
+	// not called for a monitor this batch created.
+	Update func(m *Monitor, personFields []string) (*Transition, []string, error)
+	Ping   Ping
 }
 
 // PingRecordBatchParams are the inputs of [Store.PingRecordBatch].

@@ -260,12 +260,15 @@ type occurrence struct {
 }
 
 type pingView struct {
-	ID            int64
-	At            *When
-	Kind          monitors.PingKind
-	ExitCode      *int
-	Attempt       int
-	RetryAt       *When
+	ID       int64
+	At       *When
+	Kind     monitors.PingKind
+	ExitCode *int
+	Attempt  int
+	RetryAt  *When
+	// ScheduledAt is the occurrence the ping's run belongs to, when the
+	// job said (scheduled_at).
+	ScheduledAt   *When
 	Duration      string
 	RID           string
 	Body          string
@@ -380,7 +383,7 @@ func (h *Handler) monitorPageData(ctx context.Context, v *viewer, m *monitors.Mo
 	d.Timeline = timeline(v, runs, incidents)
 	for _, pg := range pings {
 		pv := &pingView{ID: pg.ID, At: v.when(pg.At), Kind: pg.Kind, ExitCode: pg.ExitCode, Attempt: pg.Attempt,
-			RetryAt: v.whenPtr(pg.RetryAt), RID: pg.RID, Body: pg.Body, BodyTruncated: pg.BodyTruncated,
+			RetryAt: v.whenPtr(pg.RetryAt), ScheduledAt: v.whenPtr(pg.ScheduledAt), RID: pg.RID, Body: pg.Body, BodyTruncated: pg.BodyTruncated,
 			RemoteAddr: pg.RemoteAddr, UserAgent: pg.UserAgent}
 		if pg.DurationMS != nil {
 			pv.Duration = shortMillis(*pg.DurationMS)

@@ -125,3 +125,55 @@ func TestRealRunWhileVigilIsDown(t *testing.T) {
 	require.Contains(t, stderr, "vigil: unavailable")
 	require.NotContains(t, stderr, m.PingKey)
 }
+
+func TestRealRunCreatesWithSchedule(t *testing.T) {
+	for name, db := range realvigil.Databases() {
+		t.Run(name, func(t *testing.T) {
+			v := realvigil.Start(t, realvigil.WithDatabase(db))
+			by := []string{"--url", v.URL, "--project-key", v.ProjectPingKey, "--slug", "nightly-import"}
+			code, _, stderr := realMain(t, context.Background(), "ok", append(by, "--create",
+				"--schedule", "0 2 * * *", "--tz", "Europe/Berlin", "--grace", "10m", "--max-runtime", "7200")...)
+			require.Equal(t, 0, code)
+			require.Equal(t, "to stderr\n", stderr, "every ping was taken")
+			m := v.Monitor(t, "nightly-import")
+			require.Equal(t, "cron", m.Schedule.Kind)
+			require.Equal(t, "0 2 * * *", m.Schedule.Expr)
+			require.Equal(t, "Europe/Berlin", m.Schedule.TZ)
+			require.Equal(t, "cronie", m.Schedule.Dialect)
+			require.Equal(t, int64(600), m.GraceSeconds)
+			require.Equal(t, int64(7200), m.MaxRuntimeSeconds)
+			require.Equal(t, []string{"success 0"}, realvigil.RunOutcomes(v.Runs(t, m.ID)))
+
+			// Other values change nothing without --update.
+			code, _, stderr = realMain(t, context.Background(), "ok", append(by, "--create",
+				"--schedule", "*/5 * * * *", "--dialect", "robfig", "--grace", "60")...)
+			require.Equal(t, 0, code)
+			require.Equal(t, "to stderr\n", stderr, "every ping was taken")
+			got := v.Monitor(t, "nightly-import")
+			require.Equal(t, m.Schedule, got.Schedule)
+			require.Equal(t, int64(600), got.GraceSeconds)
+
+			// With --update they change it.
+			code, _, stderr = realMain(t, context.Background(), "ok", append(by, "--create", "--update",
+				"--schedule", "*/5 * * * *", "--dialect", "robfig", "--grace", "60")...)
+			require.Equal(t, 0, code)
+			require.Equal(t, "to stderr\n", stderr, "every ping was taken")
+			got = v.Monitor(t, "nightly-import")
+			require.Equal(t, "*/5 * * * *", got.Schedule.Expr)
+			require.Equal(t, "UTC", got.Schedule.TZ)
+			require.Equal(t, "robfig", got.Schedule.Dialect)
+			require.Equal(t, int64(60), got.GraceSeconds)
+			require.Equal(t, int64(7200), got.MaxRuntimeSeconds)
+			require.Len(t, v.Runs(t, m.ID), 3)
+
+			// A schedule Vigil refuses creates nothing; the command runs.
+			code, stdout, stderr := realMain(t, context.Background(), "ok", "--url", v.URL, "--project-key", v.ProjectPingKey,
+				"--slug", "refused", "--create", "--schedule", "0 25 * * *")
+			require.Equal(t, 0, code)
+			require.Equal(t, "to stdout\n", stdout)
+			require.Contains(t, stderr, "schedule: ")
+			_, ok := v.FindMonitor(t, "refused")
+			require.False(t, ok)
+		})
+	}
+}
