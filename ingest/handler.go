@@ -23,6 +23,12 @@ import (
 // userAgentMaxLen is the most bytes of a User-Agent kept with a ping.
 const userAgentMaxLen = 512
 
+// WarningHeader is the header of a ping's answer that carries, one per
+// header line, the advice about the monitor's settings
+// ([monitors.Adviser.Advise]): the API's warnings, for scripts that only
+// ping. vigil run prints them on standard error.
+const WarningHeader = "Vigil-Warning"
+
 // ping handles every ping URL: it parses the request, checks the rate of
 // its key, reads the body, and records the ping; the answer comes once the
 // ping is durable.
@@ -97,6 +103,11 @@ func (s *Service) ping(c echo.Context) error {
 		verr *monitors.ValidationError
 		lerr *monitors.LimitError
 	)
+	if err == nil && res.Monitor != nil {
+		for _, a := range s.adviser.Advise(res.Monitor, now) {
+			h.Add(WarningHeader, a.String())
+		}
+	}
 	switch {
 	case err == nil && res.Created:
 		return s.respond(c, start, kind, resultCreated, http.StatusCreated, "Created")

@@ -288,9 +288,12 @@ type PingRecordBatchParams struct {
 
 // PingRecordResult is the outcome of one ping of a batch.
 type PingRecordResult struct {
-	MonitorID  string
-	PingID     int64
-	Created    bool // the monitor was created by this ping
+	MonitorID string
+	PingID    int64
+	Created   bool // the monitor was created by this ping
+	// Monitor is the ping's monitor as the batch left it, for what the
+	// answer to the ping says of its settings (its advice).
+	Monitor    *Monitor
 	Transition *Transition
 	Err        error
 }

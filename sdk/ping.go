@@ -164,10 +164,11 @@ func (c *Client) Ping(ctx context.Context, m Monitor, kind Kind, opts *PingOptio
 	if len(body) > BodyLimit {
 		body = body[len(body)-BodyLimit:]
 	}
-	_, err = c.do(ctx, request{method: "POST", url: u, body: body, ctype: "text/plain; charset=utf-8"})
+	resp, err := c.do(ctx, request{method: "POST", url: u, body: body, ctype: "text/plain; charset=utf-8"})
 	if err != nil {
 		return fmt.Errorf("ping %s: %w", kind, err)
 	}
+	c.warn(m.address(), m.String(), resp.header.Values(WarningHeader))
 	return nil
 }
 

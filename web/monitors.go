@@ -47,12 +47,30 @@ type monitorRow struct {
 	Spark     template.HTML
 	// Why explains the status in a sentence, for late, retrying and down.
 	Why string
+	// Advice warns of settings that will page falsely or stay silent
+	// (monitors.Adviser, as the API's warnings).
+	Advice []monitors.Advice
+}
+
+// AdviceFields names the fields the advice is about, for the list.
+func (r *monitorRow) AdviceFields() string {
+	fields := make([]string, len(r.Advice))
+	for i, a := range r.Advice {
+		fields[i] = a.Field
+	}
+	return strings.Join(fields, ", ")
+}
+
+// AdviceText is every advice in full, for the list's tooltip.
+func (r *monitorRow) AdviceText() string {
+	return strings.Join(monitors.AdviceStrings(r.Advice), "\n")
 }
 
 func (h *Handler) monitorRow(v *viewer, m *monitors.Monitor, runs []*monitors.Run) *monitorRow {
 	st := m.StatusAt(v.Now)
 	r := &monitorRow{ID: m.ID, Name: m.Name, Slug: m.Slug, Tags: m.Tags, Status: st,
-		LastPing: v.when(m.State.LastPingAt), LastKind: m.State.LastPingKind, Spark: sparkline(runs)}
+		LastPing: v.when(m.State.LastPingAt), LastKind: m.State.LastPingKind, Spark: sparkline(runs),
+		Advice: h.adviser.Advise(m, v.Now)}
 	r.Schedule, r.Zone = scheduleWords(m.Schedule)
 	switch {
 	case m.Paused:

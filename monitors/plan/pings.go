@@ -90,7 +90,7 @@ func (s *Scripts) PingRecordBatch(ctx context.Context, p *monitors.PingRecordBat
 			if err := b.change(m, tr, &ping, false); err != nil {
 				return err
 			}
-			results[i].MonitorID, results[i].Transition = m.ID, tr
+			results[i].MonitorID, results[i].Monitor, results[i].Transition = m.ID, m, tr
 		}
 		if err := s.write(ctx, tx, b.done()); err != nil {
 			return fmt.Errorf("record pings: %w", err)

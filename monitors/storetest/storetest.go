@@ -608,6 +608,9 @@ func testPingAppliesState(t *testing.T, b *bundle) {
 	require.Len(t, stored, 2)
 	for i, r := range res {
 		require.Equal(t, m.ID, r.MonitorID)
+		require.NotNil(t, r.Monitor, "the result carries the monitor")
+		require.Equal(t, m.ID, r.Monitor.ID)
+		require.Equal(t, m.Schedule, r.Monitor.Schedule)
 		require.NotZero(t, r.PingID)
 		require.False(t, r.Created)
 		require.Equal(t, wantTr[i], r.Transition)
