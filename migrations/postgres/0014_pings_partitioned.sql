@@ -53,6 +53,11 @@ BEGIN
     IF (SELECT relkind FROM pg_class WHERE oid = 'pings'::regclass) = 'p' THEN
         RETURN;
     END IF;
+    -- Locks in the order a ping's transaction takes them (its monitor,
+    -- then pings), or the two could deadlock: the new foreign key needs
+    -- this lock on monitors.
+    LOCK TABLE monitors IN SHARE ROW EXCLUSIVE MODE;
+    LOCK TABLE pings IN ACCESS EXCLUSIVE MODE;
     SELECT (regexp_match(pg_get_constraintdef(oid), '''([^'']+)'''))[1]::timestamptz INTO cutover
         FROM pg_constraint WHERE conname = 'pings_legacy_range' AND conrelid = 'pings'::regclass;
     ALTER TABLE pings RENAME TO pings_legacy;
