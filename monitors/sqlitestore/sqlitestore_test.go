@@ -133,3 +133,36 @@ func TestPingAgeLimit(t *testing.T) {
 	require.NoError(t, err)
 	require.Zero(t, deleted, "a second prune finds nothing")
 }
+
+// TestFilesArePrivate checks that the database, its WAL and shared-memory
+// files and a backup of it are created readable by their owner only, even
+// under a permissive umask: they hold ping keys and hashes of passwords
+// and API keys.
+func TestFilesArePrivate(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "vigil.db")
+	s, err := sqlitestore.Open(t.Context(), path, sqlitestore.Options{})
+	require.NoError(t, err)
+	defer s.Close()
+	_, err = s.ProjectCreate(t.Context(), &monitors.ProjectCreateParams{ID: "p", Name: "p", PingKey: "k", Now: time.Now()})
+	require.NoError(t, err)
+	backup := filepath.Join(dir, "copy.db")
+	require.NoError(t, sqlitestore.Backup(t.Context(), path, backup))
+	for _, f := range []string{path, path + "-wal", path + "-shm", backup} {
+		st, err := os.Stat(f)
+		require.NoError(t, err)
+		require.Equal(t, os.FileMode(0o600), st.Mode().Perm(), "%s is %v", filepath.Base(f), st.Mode().Perm())
+	}
+
+	// A file that exists keeps the mode its operator gave it.
+	other := filepath.Join(dir, "shared.db")
+	require.NoError(t, os.WriteFile(other, nil, 0o640))
+	require.NoError(t, os.Chmod(other, 0o640))
+	s2, err := sqlitestore.Open(t.Context(), other, sqlitestore.Options{})
+	require.NoError(t, err)
+	require.NoError(t, s2.Close())
+	st, err := os.Stat(other)
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o640), st.Mode().Perm())
+}

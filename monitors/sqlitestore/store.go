@@ -5,8 +5,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net/url"
+	"os"
 	"runtime"
 	"sync"
 
@@ -78,6 +80,9 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	if err := createPrivate(path); err != nil {
+		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
+	}
 	file := "file:" + (&url.URL{Path: path}).EscapedPath()
 	common := url.Values{}
 	common.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeoutMS))
@@ -137,6 +142,27 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	s := &Store{path: path, w: w, r: r, stmts: stmts, log: log, enqueue: opts.EnqueueDeliveries}
 	s.Scripts = plan.Scripts{Driver: s, Q: &queries, Log: log, MaxMonitorsPerProject: opts.MaxMonitorsPerProject}
 	return s, nil
+}
+
+// createPrivate creates the database file at path, empty and readable by
+// its owner only (0600), when it does not exist. SQLite would create it
+// 0644, readable by every user of the machine, and the database holds the
+// ping keys and the hashes of passwords and API keys. SQLite gives the WAL
+// and shared-memory files (path-wal, path-shm) the mode of the database
+// file, so they are 0600 too. An existing file keeps its mode: the
+// operator chose it.
+func createPrivate(path string) error {
+	if path == ":memory:" {
+		return nil
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("create database file: %w", err)
+	}
+	return f.Close()
 }
 
 // Ping checks that the database answers.
