@@ -37,6 +37,8 @@ Commands:
   bench      measure ping ingest or retention: vigil bench ingest|retention [flags]
   users      make dashboard accounts: vigil users create --email EMAIL --project NAME
   keys       manage API keys: vigil keys create|list|revoke
+  import healthchecks
+             make monitors from a Healthchecks.io project, keeping its ping URLs
   sync crontab
              create a monitor per crontab line over the API, and run each line under vigil run
   help       show this help
@@ -75,6 +77,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		err = keysCmd(env, args[1:])
 	case "sync":
 		err = syncCmd(env, args[1:])
+	case "import":
+		err = importCmd(env, args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
