@@ -37,6 +37,7 @@ Commands:
   bench      measure ping ingest: vigil bench ingest [flags]
   users      make dashboard accounts: vigil users create --email EMAIL --project NAME
   keys       manage API keys: vigil keys create|list|revoke
+  secrets    the key file of channel secrets: vigil secrets rotate|init
   help       show this help
 
 Run "vigil <command> -h" for the flags of a command.
@@ -71,6 +72,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		err = usersCmd(env, args[1:])
 	case "keys":
 		err = keysCmd(env, args[1:])
+	case "secrets":
+		err = secretsCmd(env, args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

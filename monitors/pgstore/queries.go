@@ -372,4 +372,5 @@ var queries = plan.Queries{
 	SessionDelete: qSessionDelete, SessionDeleteExpired: qSessionDeleteExpired,
 
 	LifecycleQueries: lifecycleQueries,
+	SecretQueries:    secretQueries,
 }

@@ -464,4 +464,5 @@ var queries = plan.Queries{
 	SessionDelete: qSessionDelete, SessionDeleteExpired: qSessionDeleteExpired,
 
 	LifecycleQueries: lifecycleQueries,
+	SecretQueries:    secretQueries,
 }
