@@ -89,7 +89,7 @@ type Handler struct {
 	metrics    *requestMetrics
 
 	keyUse  *keyUse
-	gaps    sync.Map // monitors.ScheduleSpec → time.Duration (see scheduleGap)
+	adviser monitors.Adviser
 	docOnce sync.Once
 	doc     []byte
 	docErr  error

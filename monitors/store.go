@@ -267,7 +267,14 @@ type PingRecordParams struct {
 	// project has none with that slug.
 	Create     bool
 	NewMonitor *Monitor
-	Ping       Ping
+	// Update, when set, changes the settings of the monitor the ping names
+	// before the ping is applied, in the same transaction (update=1). It
+	// is called as [MonitorPatchParams].Fn is, with the monitor and its
+	// person fields, and returns the transition and the person fields to
+	// store; an error fails the ping alone, which is then not stored. It is
+	// not called for a monitor this batch created.
+	Update func(m *Monitor, personFields []string) (*Transition, []string, error)
+	Ping   Ping
 }
 
 // PingRecordBatchParams are the inputs of [Store.PingRecordBatch].
@@ -277,9 +284,12 @@ type PingRecordBatchParams struct {
 
 // PingRecordResult is the outcome of one ping of a batch.
 type PingRecordResult struct {
-	MonitorID  string
-	PingID     int64
-	Created    bool // the monitor was created by this ping
+	MonitorID string
+	PingID    int64
+	Created   bool // the monitor was created by this ping
+	// Monitor is the ping's monitor as the batch left it, for what the
+	// answer to the ping says of its settings (its advice).
+	Monitor    *Monitor
 	Transition *Transition
 	Err        error
 }

@@ -118,6 +118,8 @@ type Handler struct {
 	// does sign-ins, before any token check or hashing.
 	setupLimiter echo.MiddlewareFunc
 	setup        *setupToken
+	// adviser gives each monitor's advice, as the API's.
+	adviser monitors.Adviser
 }
 
 // New returns the dashboard's handler. It fails only when the embedded

@@ -87,14 +87,15 @@ const (
 	qMonitorNextDeadline = `SELECT min(next_deadline) FROM monitors WHERE NOT paused`
 
 	pingCols = `id, monitor_id, kind, at, rid, attempt, retry_at, exit_code, duration_ms, body, body_truncated,
-		remote_addr, user_agent`
+		remote_addr, user_agent, scheduled_at`
 	// qPingIDs reserves IDs for a batch's pings before they are written, so
 	// that incidents can name the ping that opened them and the pings can go
 	// in with one statement.
 	qPingIDs    = `SELECT nextval('pings_id_seq') FROM generate_series(1, $1)`
 	qPingInsert = `INSERT INTO pings (` + pingCols + `)
 		SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::integer[],
-			$7::timestamptz[], $8::integer[], $9::bigint[], $10::text[], $11::boolean[], $12::text[], $13::text[])`
+			$7::timestamptz[], $8::integer[], $9::bigint[], $10::text[], $11::boolean[], $12::text[], $13::text[],
+			$14::timestamptz[])`
 	qPingList = `SELECT ` + pingCols + ` FROM pings WHERE monitor_id = $1 AND ($2::bigint = 0 OR id < $2::bigint)
 		ORDER BY id DESC LIMIT $3`
 	// qPingPruneCutoffs finds, for a chunk of monitors in ID order, the

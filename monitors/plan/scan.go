@@ -67,7 +67,7 @@ func scanAPIKey(r Row) (*monitors.APIKey, error) {
 func scanPing(r Row) (*monitors.Ping, error) {
 	var pg monitors.Ping
 	return &pg, r.Scan(&pg.ID, &pg.MonitorID, &pg.Kind, &pg.At, &pg.RID, &pg.Attempt, &pg.RetryAt, &pg.ExitCode,
-		&pg.DurationMS, &pg.Body, &pg.BodyTruncated, &pg.RemoteAddr, &pg.UserAgent)
+		&pg.DurationMS, &pg.Body, &pg.BodyTruncated, &pg.RemoteAddr, &pg.UserAgent, &pg.ScheduledAt)
 }
 
 func scanRun(r Row) (*monitors.Run, error) {

@@ -94,14 +94,14 @@ const (
 	qMonitorNextDeadline = `SELECT min(next_deadline) FROM monitors WHERE NOT paused AND next_deadline IS NOT NULL`
 
 	pingCols = `id, monitor_id, kind, at, rid, attempt, retry_at, exit_code, duration_ms, body, body_truncated,
-		remote_addr, user_agent`
+		remote_addr, user_agent, scheduled_at`
 	// qPingInsert inserts many pings in one statement, one row of
 	// qPingInsertRow each. IDs grow in row order (AUTOINCREMENT gives each
 	// new row an ID above any before it), so the sorted IDs returned are
 	// the rows' IDs in order.
 	qPingInsert = `INSERT INTO pings (monitor_id, kind, at, rid, attempt, retry_at, exit_code, duration_ms,
-		body, body_truncated, remote_addr, user_agent) VALUES %s RETURNING id`
-	qPingInsertRow = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+		body, body_truncated, remote_addr, user_agent, scheduled_at) VALUES %s RETURNING id`
+	qPingInsertRow = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	qPingList      = `SELECT ` + pingCols + ` FROM pings WHERE monitor_id = ?1 AND (?2 = 0 OR id < ?2)
 		ORDER BY id DESC LIMIT coalesce(?3, -1)`
 	// qPingPruneCutoffs finds, for a chunk of monitors in ID order, the

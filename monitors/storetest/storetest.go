@@ -607,6 +607,9 @@ func testPingAppliesState(t *testing.T, b *bundle) {
 	require.Len(t, stored, 2)
 	for i, r := range res {
 		require.Equal(t, m.ID, r.MonitorID)
+		require.NotNil(t, r.Monitor, "the result carries the monitor")
+		require.Equal(t, m.ID, r.Monitor.ID)
+		require.Equal(t, m.Schedule, r.Monitor.Schedule)
 		require.NotZero(t, r.PingID)
 		require.False(t, r.Created)
 		require.Equal(t, wantTr[i], r.Transition)
@@ -632,12 +635,16 @@ func testPingFields(t *testing.T, b *bundle) {
 	s := b.s
 	m := b.monitor(t, "job", nil)
 	retryAt := T0.Add(10 * time.Minute)
+	// The occurrence the attempt belongs to (scheduled_at), in another zone
+	// and finer than a microsecond: stored in UTC, to the microsecond.
+	scheduledAt := T0.Add(-time.Hour + 7*time.Nanosecond + 2*time.Microsecond).In(time.FixedZone("UTC+2", 2*3600))
 	p := monitors.Ping{Kind: monitors.PingFail, At: T0.Add(123456789 * time.Nanosecond), RID: "run-1", Attempt: 2, RetryAt: &retryAt,
-		ExitCode: ptr(3), DurationMS: ptr(int64(1500)), Body: "line 1\nline 2", BodyTruncated: true,
+		ScheduledAt: &scheduledAt, ExitCode: ptr(3), DurationMS: ptr(int64(1500)), Body: "line 1\nline 2", BodyTruncated: true,
 		RemoteAddr: "192.0.2.1", UserAgent: "curl/8.5"}
 	res := MustRecord(t, s, &monitors.PingRecordParams{PingKey: m.PingKey, Ping: p})
 	// Times are kept to the microsecond, as PostgreSQL keeps them.
 	p.ID, p.MonitorID, p.At = res[0].PingID, m.ID, T0.Add(123456*time.Microsecond)
+	p.ScheduledAt = ptr(T0.Add(-time.Hour + 2*time.Microsecond).UTC())
 	got := b.pings(t, m)
 	require.Equal(t, []*monitors.Ping{&p}, got)
 
