@@ -137,6 +137,7 @@ func (h *Handler) Mount(e *echo.Echo) {
 			e.Add(http.MethodHead, r.path, h.serve(r))
 		}
 	}
+	h.mountHealthchecks(e)
 }
 
 // Route is one route of the API, for documentation and tests.

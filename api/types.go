@@ -54,6 +54,7 @@ type Monitor struct {
 	ID                string         `json:"id"`
 	Name              string         `json:"name"`
 	Slug              string         `json:"slug"`
+	Description       string         `json:"description"`
 	Tags              []string       `json:"tags"`
 	Schedule          Schedule       `json:"schedule"`
 	GraceSeconds      int64          `json:"grace_seconds"`
@@ -91,6 +92,7 @@ type Monitor struct {
 type MonitorFields struct {
 	Name              *string      `json:"name,omitempty" doc:"default: the slug"`
 	Slug              *string      `json:"slug,omitempty" doc:"a-z, 0-9, - and _; default: made from the name"`
+	Description       *string      `json:"description,omitempty" doc:"free text for people: what the job does, whom to call (Healthchecks.io's desc)"`
 	Tags              *[]string    `json:"tags,omitempty"`
 	Schedule          *Schedule    `json:"schedule,omitempty" doc:"default: an interval of one day"`
 	GraceSeconds      *int64       `json:"grace_seconds,omitempty" doc:"default 300"`

@@ -53,6 +53,10 @@ type Store interface {
 	// When the returned error is nil, every result without Err is durable.
 	PingRecordBatch(ctx context.Context, p *PingRecordBatchParams) ([]PingRecordResult, error)
 	PingList(ctx context.Context, p *HistoryListParams) ([]*Ping, error)
+	// PingCountByMonitor counts the pings kept (see PingPrune) of the
+	// project's monitors with those IDs, by ID; monitors without pings, or
+	// of another project, are left out.
+	PingCountByMonitor(ctx context.Context, projectID string, ids []string) (map[string]int64, error)
 	// PingPrune deletes all but the newest pings and runs of each monitor.
 	PingPrune(ctx context.Context, p *PingPruneParams) (int64, error)
 

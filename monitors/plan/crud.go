@@ -181,6 +181,25 @@ func (s *Scripts) check(ctx context.Context, what, q string, args ...any) error 
 	return wrapErr(err, "%s", what)
 }
 
+// PingCountByMonitor counts the pings kept of the project's monitors with
+// those IDs, by ID; monitors without pings, or unknown, are left out.
+func (s *Scripts) PingCountByMonitor(ctx context.Context, projectID string, ids []string) (map[string]int64, error) {
+	type count struct {
+		id string
+		n  int64
+	}
+	rows, err := All(ctx, s.r(), func(r Row) (c count, err error) { return c, r.Scan(&c.id, &c.n) },
+		s.Q.PingCountByMonitor, projectID, nonNil(ids))
+	if err != nil {
+		return nil, fmt.Errorf("count pings: %w", err)
+	}
+	out := make(map[string]int64, len(rows))
+	for _, r := range rows {
+		out[r.id] = r.n
+	}
+	return out, nil
+}
+
 // PingList returns a monitor's pings, newest first, before p.Before when it
 // is not 0. A monitor of another project is monitors.ErrNotFound.
 func (s *Scripts) PingList(ctx context.Context, p *monitors.HistoryListParams) ([]*monitors.Ping, error) {

@@ -15,6 +15,9 @@ type Queries struct {
 	MonitorPersonFields, PersonFieldsGet, PersonFieldsSet, SourceMonitors                        string
 
 	PingList, RunList, RunListRecent, PingPruneCutoffs, PingPrune, RunPrune string
+	// PingCountByMonitor counts the pings kept of the monitors of project $1
+	// with the IDs $2, by monitor: rows (monitor_id, count).
+	PingCountByMonitor string
 
 	IncidentGet, IncidentList, IncidentExists, IncidentEventList, IncidentCountByKind string
 

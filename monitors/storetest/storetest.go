@@ -260,6 +260,7 @@ func testMonitorRoundTrip(t *testing.T, b *bundle) {
 	expected := T0.Add(time.Hour)
 	m := NewMonitor(b.prj.ID, "nightly-import", func(m *monitors.Monitor) {
 		m.Name = "Nightly import"
+		m.Description = "Imports yesterday's orders; call #data on failure"
 		m.Tags = []string{"etl", "nightly"}
 		m.Schedule = monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: "0 2 * * *", TZ: "Europe/Berlin",
 			Dialect: monitors.DialectRobfig}
