@@ -12,6 +12,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/vigilhq/vigil/healthchecks"
 	"github.com/vigilhq/vigil/keys"
 	"github.com/vigilhq/vigil/manage"
 	"github.com/vigilhq/vigil/monitors"
@@ -433,26 +434,6 @@ func (h *Handler) hcResolveChannels(c echo.Context, rq *hcRequest, spec string) 
 	return out, nil
 }
 
-// hcScheduleSpec is the schedule of a Healthchecks schedule field: a
-// cron expression (read as cronie reads it, as Healthchecks does) or a
-// systemd OnCalendar expression, told apart as Healthchecks does, by which
-// one reads it. When neither does, the spec of the likelier kind is
-// returned, for its validation error.
-func hcScheduleSpec(expr, tz string) monitors.ScheduleSpec {
-	cron := monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: expr, TZ: tz, Dialect: monitors.DialectCronie}
-	if _, err := monitors.ValidateSchedule(cron); err == nil {
-		return cron
-	}
-	cal := monitors.ScheduleSpec{Kind: monitors.ScheduleOnCalendar, Expr: expr, TZ: tz}
-	if _, err := monitors.ValidateSchedule(cal); err == nil {
-		return cal
-	}
-	if f := strings.Fields(expr); len(f) == 5 || len(f) == 6 || strings.HasPrefix(expr, "@") {
-		return cron
-	}
-	return cal
-}
-
 // hcApply sets what in says on m, for version v, and returns the names of
 // the settings it set (manage.ConfigFields), which become person fields.
 // channels are in's channels, resolved. It reads nothing: it runs inside
@@ -472,13 +453,7 @@ func hcApply(m *monitors.Monitor, in *hcInput, channels []string, v int) []strin
 		m.Slug = *in.slug
 	}
 	if in.tags != nil {
-		tags := []string{}
-		for _, t := range strings.Fields(*in.tags) {
-			if !slices.Contains(tags, t) {
-				tags = append(tags, t)
-			}
-		}
-		m.Tags = tags
+		m.Tags = healthchecks.Tags(*in.tags)
 		set = append(set, "tags")
 	}
 	if in.desc != nil {
@@ -495,7 +470,7 @@ func hcApply(m *monitors.Monitor, in *hcInput, channels []string, v int) []strin
 		} else if calendar && m.Schedule.TZ != "" {
 			tz = m.Schedule.TZ
 		}
-		m.Schedule = hcScheduleSpec(strings.TrimSpace(*in.schedule), tz)
+		m.Schedule = healthchecks.ScheduleSpec(*in.schedule, tz)
 		set = append(set, "schedule")
 	case in.timeout != nil:
 		m.Schedule = monitors.ScheduleSpec{Kind: monitors.ScheduleInterval, EverySeconds: *in.timeout}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/vigilhq/vigil/healthchecks"
 	"github.com/vigilhq/vigil/monitors"
 )
 
@@ -215,12 +216,6 @@ type hcChannel struct {
 	Kind string `json:"kind"`
 }
 
-// hcKinds are Healthchecks' names of Vigil's channel kinds.
-var hcKinds = map[string]string{
-	"pagerduty": "pd",
-	"teams":     "msteamsw",
-}
-
 // hcListChannels answers GET /api/vN/channels/.
 func (h *Handler) hcListChannels(c echo.Context, rq *hcRequest) error {
 	chs, err := h.hcChannels(c, rq)
@@ -229,11 +224,7 @@ func (h *Handler) hcListChannels(c echo.Context, rq *hcRequest) error {
 	}
 	out := make([]hcChannel, 0, len(chs))
 	for _, ch := range chs {
-		kind := ch.Kind
-		if k, ok := hcKinds[kind]; ok {
-			kind = k
-		}
-		out = append(out, hcChannel{ID: ch.ID, Name: ch.Name, Kind: kind})
+		out = append(out, hcChannel{ID: ch.ID, Name: ch.Name, Kind: healthchecks.KindName(ch.Kind)})
 	}
 	return c.JSON(http.StatusOK, map[string][]hcChannel{"channels": out})
 }

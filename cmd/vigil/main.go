@@ -38,6 +38,8 @@ Commands:
   users      make dashboard accounts: vigil users create --email EMAIL --project NAME
   keys       manage API keys: vigil keys create|list|revoke
   secrets    the key file of channel secrets: vigil secrets rotate|init
+  import healthchecks
+             make monitors from a Healthchecks.io project, keeping its ping URLs
   sync crontab
              create a monitor per crontab line over the API, and run each line under vigil run
   help       show this help
@@ -78,6 +80,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		err = secretsCmd(env, args[1:])
 	case "sync":
 		err = syncCmd(env, args[1:])
+	case "import":
+		err = importCmd(env, args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

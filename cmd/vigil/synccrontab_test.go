@@ -312,3 +312,27 @@ func TestReadmeCrontabExample(t *testing.T) {
 	norm := func(s string) string { return key.ReplaceAllString(s, "--key KEY ") }
 	require.Equal(t, norm(blocks[1]), norm(strings.ReplaceAll(out, v.url, "https://vigil.example.com")))
 }
+
+// TestSyncSystemCrontab syncs a crontab in the system format: the user
+// column is kept, and is not part of the command.
+func TestSyncSystemCrontab(t *testing.T) {
+	t.Parallel()
+	v := startVigil(t, testdb.SQLitePath(t))
+	file := filepath.Join(t.TempDir(), "cron.d-backup")
+	tab := "SHELL=/bin/bash\nPATH=/usr/sbin:/usr/bin:/sbin:/bin\n# vigil: pg-dump\n30 1 * * *\tpostgres\tpg_dump -Fc app > /backup/app.dump\n@reboot root /usr/local/bin/warm-cache\n"
+	require.NoError(t, os.WriteFile(file, []byte(tab), 0o644))
+	env := map[string]string{"VIGIL_URL": v.url, "VIGIL_API_KEY": v.apiKey}
+	code, out, errOut := runVigil(t, env, "sync", "crontab", "--system", "--file", file, "--vigil", "/usr/local/bin/vigil", "--tz", "UTC", "--write")
+	require.Equal(t, 0, code, errOut)
+	m := v.monitor(t, "pg-dump")
+	require.Equal(t, monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: "30 1 * * *", TZ: "UTC", Dialect: monitors.DialectCronie}, m.Schedule)
+	want := "SHELL=/bin/bash\nPATH=/usr/sbin:/usr/bin:/sbin:/bin\n# vigil: pg-dump\n30 1 * * *\tpostgres\t/usr/local/bin/vigil run --url " + v.url +
+		" --key " + m.PingKey + " -- /bin/bash -c 'pg_dump -Fc app > /backup/app.dump'\n@reboot root /usr/local/bin/warm-cache\n"
+	require.Equal(t, want, out)
+	written, err := os.ReadFile(file)
+	require.NoError(t, err)
+	require.Equal(t, want, string(written))
+	st, err := os.Stat(file)
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o644), st.Mode().Perm(), "the file keeps its mode")
+}
