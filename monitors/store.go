@@ -311,6 +311,14 @@ type HistoryListParams struct {
 type PingPruneParams struct {
 	KeepPings int
 	KeepRuns  int
+	// Before, when set, is the age limit of pings: those received before
+	// it go too, whatever their count. PostgreSQL drops them a month's
+	// partition at a time, once the whole month is older than Before;
+	// SQLite deletes them in chunks, oldest first.
+	Before time.Time
+	// Now is the present, from which PostgreSQL makes the partitions of
+	// the coming months. Zero is time.Now.
+	Now time.Time
 }
 
 // IncidentListParams filter and page [Store.IncidentList], newest first.

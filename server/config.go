@@ -27,8 +27,8 @@ type Config struct {
 	KeepRuns       int
 	PruneInterval  time.Duration
 	// KeepHistory is how long resolved incidents are kept, with their
-	// events, deliveries and attempts (VIGIL_KEEP_HISTORY); 0 is
-	// KeepHistoryDefault.
+	// events, deliveries and attempts, and how long pings are kept at most
+	// (VIGIL_KEEP_HISTORY); 0 is KeepHistoryDefault.
 	KeepHistory time.Duration
 	// MaxMonitorsPerProject bounds the monitors of each project
 	// (VIGIL_MAX_MONITORS_PER_PROJECT); 0 is

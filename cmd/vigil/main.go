@@ -34,7 +34,7 @@ Commands:
   oncalendar next
              print the next elapses of a systemd calendar expression
   run        run a command and report it: vigil run [flags] -- COMMAND ARGS
-  bench      measure ping ingest: vigil bench ingest [flags]
+  bench      measure ping ingest or retention: vigil bench ingest|retention [flags]
   users      make dashboard accounts: vigil users create --email EMAIL --project NAME
   keys       manage API keys: vigil keys create|list|revoke
   import healthchecks

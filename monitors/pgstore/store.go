@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -78,6 +79,12 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	}
 	s := New(pool, opts)
 	s.ownPool = true
+	// Pings must have a partition for this month and the next ones before
+	// the first is taken; the prune loop keeps them ahead.
+	if _, err := s.PingAge(ctx, time.Now(), time.Time{}); err != nil {
+		pool.Close()
+		return nil, err
+	}
 	return s, nil
 }
 

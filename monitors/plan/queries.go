@@ -50,4 +50,8 @@ type LifecycleQueries struct {
 	// IncidentPruneBatch deletes up to $2 incidents resolved before $1,
 	// with no delivery pending.
 	IncidentPruneBatch string
+	// PingPruneBefore deletes up to $2 of the oldest pings (by ID) that
+	// were received before $1. Empty on a store whose Driver is a
+	// [PingAger].
+	PingPruneBefore string
 }

@@ -26,4 +26,9 @@ var lifecycleQueries = plan.LifecycleQueries{
 		WHERE i.resolved_at IS NOT NULL AND i.resolved_at < ?1
 			AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.incident_id = i.id AND d.state = 'pending')
 		ORDER BY i.resolved_at LIMIT ?2)`,
+	// PingPruneBefore looks only at the oldest ?2 pings by ID (the order
+	// they arrived in), so that it costs one short range of the table
+	// whether or not any ping is old enough.
+	PingPruneBefore: `DELETE FROM pings WHERE id IN (
+		SELECT id FROM (SELECT id, at FROM pings ORDER BY id LIMIT ?2) WHERE at < ?1)`,
 }

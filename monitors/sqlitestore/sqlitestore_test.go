@@ -102,6 +102,38 @@ func BenchmarkPingRecordBatch(b *testing.B) {
 	storetest.BenchmarkPingRecordBatch(b, func(tb testing.TB) monitors.Store { return testdb.SQLite(tb) })
 }
 
+// TestPingAgeLimit checks that pings received before the age limit go,
+// oldest first, whatever the count kept, and that newer ones stay.
+func TestPingAgeLimit(t *testing.T) {
+	t.Parallel()
+	s := testdb.SQLite(t)
+	ctx := t.Context()
+	p := storetest.MustProject(t, s)
+	m := storetest.MustMonitor(t, s, p.ID, "job", nil)
+	const n = 12_000 // more than one chunk of deletes
+	pings := make([]*monitors.PingRecordParams, 0, 1000)
+	for i := range n {
+		pings = append(pings, storetest.Ping(m, monitors.PingLog, storetest.T0.Add(time.Duration(i)*time.Minute)))
+		if len(pings) == cap(pings) {
+			_, err := s.PingRecordBatch(ctx, &monitors.PingRecordBatchParams{Pings: pings})
+			require.NoError(t, err)
+			pings = pings[:0]
+		}
+	}
+	before := storetest.T0.Add(11_000 * time.Minute)
+	deleted, err := s.PingPrune(ctx, &monitors.PingPruneParams{KeepPings: 100_000, KeepRuns: 100_000, Before: before})
+	require.NoError(t, err)
+	require.EqualValues(t, 11_000, deleted)
+	got, err := s.PingList(ctx, &monitors.HistoryListParams{ProjectID: p.ID, MonitorID: m.ID, Limit: n})
+	require.NoError(t, err)
+	require.Len(t, got, 1000)
+	require.True(t, got[len(got)-1].At.Equal(before), "the oldest left is the first at the limit: %v", got[len(got)-1].At)
+
+	deleted, err = s.PingPrune(ctx, &monitors.PingPruneParams{KeepPings: 100_000, KeepRuns: 100_000, Before: before})
+	require.NoError(t, err)
+	require.Zero(t, deleted, "a second prune finds nothing")
+}
+
 // TestFilesArePrivate checks that the database, its WAL and shared-memory
 // files and a backup of it are created readable by their owner only, even
 // under a permissive umask: they hold ping keys and hashes of passwords

@@ -126,7 +126,8 @@ func TestUpgradeUnderLoad(t *testing.T) {
 		}
 	}
 	require.Zero(t, lost, "acknowledged pings missing")
-	require.Equal(t, map[int]int{200: len(stats.acked)}, stats.statuses, "every ping answered 200: %v", stats.odd)
+	require.Equal(t, map[int]int{200: len(stats.acked)}, stats.statuses, "every ping answered 200: %v\nold:\n%s\nnew:\n%s",
+		stats.odd, old.logTail(), current.logTail())
 	require.Empty(t, stats.given)
 	t.Logf("%d pings acknowledged by the old and the new binary across the upgrade, 0 lost", len(stats.acked))
 }
