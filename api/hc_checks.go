@@ -65,7 +65,8 @@ type hcCheck struct {
 func hcStatusOf(m *monitors.Monitor, now time.Time, v int) (string, bool) {
 	started := len(m.State.Runs) > 0 && !m.Paused
 	st := m.StatusAt(now)
-	if st == monitors.StatusRunning && v == 1 {
+	if started && v == 1 {
+		// v1 says started for a running check, even a down one.
 		return "started", true
 	}
 	switch st {

@@ -225,6 +225,15 @@ func TestHealthchecksVersions(t *testing.T) {
 		}
 		require.NotContains(t, b.hcJSON(http.StatusOK, http.MethodGet, "/api/v2/checks/"+id, b.rw, nil), "uuid")
 
+		// Down, and started again: v1 says started, v2 down with started
+		// (Healthchecks' own example of the difference).
+		b.ping(id, monitors.PingFail, t0.Add(time.Second))
+		b.ping(id, monitors.PingStart, t0.Add(2*time.Second))
+		require.Equal(t, "started", b.hcJSON(http.StatusOK, http.MethodGet, "/api/v1/checks/"+id, b.rw, nil)["status"])
+		v2 := b.hcJSON(http.StatusOK, http.MethodGet, "/api/v2/checks/"+id, b.rw, nil)
+		require.Equal(t, "down", v2["status"])
+		require.Equal(t, true, v2["started"])
+
 		// v1 and v2 make the slug from the name on update; v3 leaves it.
 		b.hcJSON(http.StatusOK, http.MethodPost, "/api/v3/checks/"+id, b.rw, map[string]any{"name": "Renamed"})
 		m, err = b.store.MonitorGetByPingKey(context.Background(), id)
