@@ -471,7 +471,7 @@ func hcApply(m *monitors.Monitor, in *hcInput, channels []string, v int) []strin
 		} else if calendar && m.Schedule.TZ != "" {
 			tz = m.Schedule.TZ
 		}
-		m.Schedule = healthchecks.ScheduleSpec(*in.schedule, tz)
+		m.Schedule = healthchecks.ScheduleUpdate(m.Schedule, *in.schedule, tz)
 		set = append(set, "schedule")
 	case in.timeout != nil:
 		m.Schedule = monitors.ScheduleSpec{Kind: monitors.ScheduleInterval, EverySeconds: *in.timeout}

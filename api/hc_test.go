@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/vigilhq/vigil/api"
 	"github.com/vigilhq/vigil/keys"
 	"github.com/vigilhq/vigil/monitors"
 )
@@ -163,6 +164,17 @@ func TestHealthchecksTerraformFlow(t *testing.T) {
 		require.Empty(t, m.Channels)
 		pf := b.getMonitor(m.ID).PersonFields
 		require.Contains(t, pf, "schedule", "what the API sets is a person's setting")
+
+		// A schedule sent back as shown keeps the monitor's dialect.
+		robfig := b.createMonitor(map[string]any{"name": "k8s-job", "schedule": map[string]any{"kind": "cron",
+			"expr": "30 2 * * *", "tz": "Europe/Berlin", "dialect": "robfig"}})
+		b.hcJSON(http.StatusOK, http.MethodPost, "/api/v1/checks/"+robfig.PingKey, b.rw, map[string]any{
+			"schedule": "30 2 * * *", "tz": "Europe/Paris", "grace": 60})
+		require.Equal(t, api.Schedule{Kind: "cron", Expr: "30 2 * * *", TZ: "Europe/Paris", Dialect: "robfig"}, b.getMonitor(robfig.ID).Schedule)
+		b.hcJSON(http.StatusOK, http.MethodPost, "/api/v1/checks/"+robfig.PingKey, b.rw, map[string]any{"schedule": "30 3 * * *"})
+		require.Equal(t, api.Schedule{Kind: "cron", Expr: "30 3 * * *", TZ: "Europe/Paris", Dialect: "cronie"}, b.getMonitor(robfig.ID).Schedule,
+			"a new expression is read as Healthchecks reads it; the zone stays")
+		b.hcJSON(http.StatusOK, http.MethodDelete, "/api/v1/checks/"+robfig.PingKey, b.rw, nil)
 
 		// Only some fields: the rest keep their values.
 		partial := b.hcJSON(http.StatusOK, http.MethodPost, created["update_url"].(string), b.rw, map[string]any{"desc": "new text"})

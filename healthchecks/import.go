@@ -227,7 +227,7 @@ func (pl *planner) settings(m *monitors.Monitor, c Check, uuid string) []string 
 	m.Description = c.Desc
 	switch {
 	case c.Schedule != "":
-		m.Schedule = ScheduleSpec(c.Schedule, c.TZ)
+		m.Schedule = ScheduleUpdate(m.Schedule, c.Schedule, c.TZ)
 	case c.Timeout != nil:
 		m.Schedule = monitors.ScheduleSpec{Kind: monitors.ScheduleInterval, EverySeconds: *c.Timeout}
 	}
