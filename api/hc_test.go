@@ -253,6 +253,12 @@ func TestHealthchecksVersions(t *testing.T) {
 		require.Equal(t, "db-backup", m.Slug)
 		got := b.hcJSON(http.StatusOK, http.MethodPost, "/api/v2/checks/"+id, b.rw, map[string]any{"name": "DB Nightly", "slug": "ignored"})
 		require.Equal(t, "db-nightly", got["slug"])
+		// A name another check has: its slug gets the UUID's start.
+		twin := b.hcJSON(http.StatusCreated, http.MethodPost, "/api/v1/checks/", b.rw, map[string]any{"name": "Twin"})
+		twinID := idOf(twin)
+		got = b.hcJSON(http.StatusOK, http.MethodPost, "/api/v1/checks/"+twinID, b.rw, map[string]any{"name": "DB Nightly"})
+		require.Equal(t, "db-nightly-"+twinID[:8], got["slug"])
+		b.hcJSON(http.StatusOK, http.MethodDelete, "/api/v1/checks/"+twinID, b.rw, nil)
 
 		// Filters: every ?tag= given; ?slug= in v3.
 		b.hcJSON(http.StatusCreated, http.MethodPost, "/api/v3/checks/", b.rw, map[string]any{"name": "Other", "tags": "production web"})
