@@ -89,7 +89,7 @@ type Handler struct {
 	metrics    *requestMetrics
 
 	keyUse  *keyUse
-	gaps    sync.Map // monitors.ScheduleSpec → time.Duration (see scheduleGap)
+	adviser monitors.Adviser
 	docOnce sync.Once
 	doc     []byte
 	docErr  error
@@ -137,6 +137,7 @@ func (h *Handler) Mount(e *echo.Echo) {
 			e.Add(http.MethodHead, r.path, h.serve(r))
 		}
 	}
+	h.mountHealthchecks(e)
 }
 
 // Route is one route of the API, for documentation and tests.

@@ -64,10 +64,25 @@ func (h *Handler) badgeKey(c echo.Context, rq *request) (string, error) {
 	return rq.badge, nil
 }
 
+// Badge variants, at the end of a badge key: badgeTwoState shows up or
+// down only (late counts as up), and badgeStatusJSON is the format of
+// Healthchecks' json badges, {"label": ..., "status": ...}. Vigil's own
+// API lists the three-state .svg and .json; Healthchecks' badges list
+// (hc_history.go) lists every variant.
+const (
+	badgeTwoState   = "-2"
+	badgeStatusJSON = ".status.json"
+)
+
+// badgeBase returns the URL of the badge of target without its format.
+func (h *Handler) badgeBase(projectID, secret, target string) string {
+	return h.baseURL + "/badge/" + url.PathEscape(projectID+"."+target+"."+badgeSignature(projectID, secret, target))
+}
+
 // badgeURLs returns the URLs of the badge of target.
 func (h *Handler) badgeURLs(projectID, secret, target string) BadgeURLs {
-	key := url.PathEscape(projectID + "." + target + "." + badgeSignature(projectID, secret, target))
-	return BadgeURLs{SVG: h.baseURL + "/badge/" + key + ".svg", JSON: h.baseURL + "/badge/" + key + ".json"}
+	base := h.badgeBase(projectID, secret, target)
+	return BadgeURLs{SVG: base + ".svg", JSON: base + ".json"}
 }
 
 // badge answers GET /badge/{badge-key}.svg and .json. Every key that is
@@ -77,6 +92,8 @@ func (h *Handler) badge(c echo.Context, _ *request) error {
 	file := pathParam(c, "file")
 	key, format := "", ""
 	switch {
+	case strings.HasSuffix(file, badgeStatusJSON):
+		key, format = strings.TrimSuffix(file, badgeStatusJSON), "status"
 	case strings.HasSuffix(file, ".svg"):
 		key, format = strings.TrimSuffix(file, ".svg"), "svg"
 	case strings.HasSuffix(file, ".json"):
@@ -84,6 +101,9 @@ func (h *Handler) badge(c echo.Context, _ *request) error {
 	default:
 		return notFoundBadge
 	}
+	// A signature is hex, so a -2 after it is the variant.
+	twoState := strings.HasSuffix(key, badgeTwoState)
+	key = strings.TrimSuffix(key, badgeTwoState)
 	first, last := strings.Index(key, "."), strings.LastIndex(key, ".")
 	if first < 1 || last <= first+1 {
 		return notFoundBadge
@@ -137,7 +157,13 @@ func (h *Handler) badge(c echo.Context, _ *request) error {
 		return notFoundBadge
 	}
 
+	if twoState && status == badgeLate {
+		status = badgeUp
+	}
 	c.Response().Header().Set("Cache-Control", "no-cache, max-age=0")
+	if format == "status" {
+		return c.JSON(http.StatusOK, map[string]string{"label": label, "status": status})
+	}
 	if format == "json" {
 		return c.JSON(http.StatusOK, shieldsEndpoint{SchemaVersion: 1, Label: label, Message: status,
 			Color: badgeColors[status].name, IsError: status == badgeDown})

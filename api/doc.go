@@ -47,9 +47,12 @@
 // # Advice
 //
 // A monitor with a retry policy shows the longest time its retries can
-// take ([RetryChain]) and a warning when that is longer than the shortest
-// gap between two runs of its schedule ([ScheduleGap]): the retries of one
-// occurrence would then overlap the next occurrence.
+// take ([monitors.RetryChain]), and every monitor the warnings its
+// settings call for ([monitors.Adviser.Advise]), such as retries longer
+// than the shortest gap between two runs of its schedule
+// ([monitors.ScheduleGap]), or a grace so long that a missed run goes
+// unreported. The rules are written once, in monitors; the dashboard, the
+// SDK and vigil run show the same.
 //
 // # Badges
 //

@@ -42,6 +42,10 @@ func applyFields(m *monitors.Monitor, f *MonitorFields, obj object, path string)
 	if f.Slug != nil {
 		m.Slug = *f.Slug
 	}
+	if f.Description != nil {
+		m.Description = *f.Description
+		mark("description")
+	}
 	if f.Tags != nil {
 		if err := noDuplicates(*f.Tags, join(path, "tags")); err != nil {
 			return nil, err

@@ -47,7 +47,7 @@ func (h *Handler) listPings(c echo.Context, rq *request) error {
 	out := PingList{Pings: make([]Ping, 0, min(len(ps), limit))}
 	for _, p := range ps[:min(len(ps), limit)] {
 		out.Pings = append(out.Pings, Ping{ID: p.ID, Kind: string(p.Kind), At: p.At.UTC(), RID: p.RID, Attempt: p.Attempt,
-			RetryAt: utcPtr(p.RetryAt), ExitCode: p.ExitCode, DurationMS: p.DurationMS, Body: p.Body,
+			RetryAt: utcPtr(p.RetryAt), ScheduledAt: utcPtr(p.ScheduledAt), ExitCode: p.ExitCode, DurationMS: p.DurationMS, Body: p.Body,
 			BodyTruncated: p.BodyTruncated, RemoteAddr: p.RemoteAddr, UserAgent: p.UserAgent})
 	}
 	if len(ps) > limit {

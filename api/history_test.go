@@ -19,6 +19,7 @@ func TestHistoryPages(t *testing.T) {
 		exit := 3
 		dur := int64(1500)
 		retry := t0.Add(10 * time.Minute)
+		scheduled := t0.Add(-time.Hour)
 		var pings []*monitors.PingRecordParams
 		for i := range 5 {
 			at := t0.Add(time.Duration(i) * time.Minute)
@@ -28,7 +29,8 @@ func TestHistoryPages(t *testing.T) {
 					Body: "done", RemoteAddr: "192.0.2.1", UserAgent: "curl/8"}})
 		}
 		pings = append(pings, &monitors.PingRecordParams{PingKey: m.PingKey, Ping: monitors.Ping{Kind: monitors.PingFail,
-			At: t0.Add(6 * time.Minute), Attempt: 2, RetryAt: &retry, ExitCode: &exit, DurationMS: &dur}})
+			At: t0.Add(6 * time.Minute), Attempt: 2, RetryAt: &retry, ScheduledAt: &scheduled,
+			ExitCode: &exit, DurationMS: &dur}})
 		res, err := b.store.PingRecordBatch(context.Background(), &monitors.PingRecordBatchParams{Pings: pings})
 		require.NoError(t, err)
 		for _, r := range res {
@@ -59,6 +61,9 @@ func TestHistoryPages(t *testing.T) {
 		require.Equal(t, "fail", fail.Kind)
 		require.Equal(t, 2, fail.Attempt)
 		require.Equal(t, retry, *fail.RetryAt)
+		require.NotNil(t, fail.ScheduledAt, "the occurrence the attempt belongs to")
+		require.Equal(t, scheduled, *fail.ScheduledAt)
+		require.Nil(t, got[1].ScheduledAt, "a ping that named no occurrence")
 		require.Equal(t, 3, *fail.ExitCode)
 		require.EqualValues(t, 1500, *fail.DurationMS)
 		require.Equal(t, "success", got[1].Kind)

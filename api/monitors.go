@@ -257,7 +257,7 @@ func scheduleJSON(spec monitors.ScheduleSpec) Schedule {
 func (h *Handler) monitorJSON(m *monitors.Monitor, personFields []string, prj *monitors.Project, badgeKey string, now time.Time) Monitor {
 	byKey := h.baseURL + "/ping/" + m.PingKey
 	out := Monitor{
-		ID: m.ID, Name: m.Name, Slug: m.Slug, Tags: nonNil(m.Tags),
+		ID: m.ID, Name: m.Name, Slug: m.Slug, Description: m.Description, Tags: nonNil(m.Tags),
 		Schedule:     scheduleJSON(m.Schedule),
 		GraceSeconds: m.GraceSeconds, MaxRuntimeSeconds: m.MaxRuntimeSeconds, DeadlineSeconds: m.DeadlineSeconds,
 		AlertOnFailure: string(m.AlertOnFailure), FailureThreshold: m.FailureThreshold,

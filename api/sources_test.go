@@ -317,36 +317,6 @@ func TestRetryAdvice(t *testing.T) {
 	})
 }
 
-func TestScheduleGap(t *testing.T) {
-	t.Parallel()
-	from := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
-	for _, tt := range []struct {
-		spec monitors.ScheduleSpec
-		want time.Duration
-	}{
-		{monitors.ScheduleSpec{Kind: monitors.ScheduleInterval, EverySeconds: 90}, 90 * time.Second},
-		{monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: "*/15 * * * *", TZ: "UTC"}, 15 * time.Minute},
-		{monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: "0 9 * * 1-5", TZ: "UTC"}, 24 * time.Hour},
-		{monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: "0 9,17 * * *", TZ: "UTC"}, 8 * time.Hour},
-		// The spring change in Berlin (29 March 2026) makes one day 23h.
-		{monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: "0 3 * * *", TZ: "Europe/Berlin"}, 23 * time.Hour},
-		// Each scheduler's own reading: robfig skips 02:30 on the spring day
-		// in New York, so its shortest gap is a day, not cronie's 23.5h.
-		{monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: "30 2 * * *", TZ: "America/New_York"}, 23*time.Hour + 30*time.Minute},
-		{monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: "30 2 * * *", TZ: "America/New_York",
-			Dialect: monitors.DialectRobfig}, 24 * time.Hour},
-		{monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: "0 0 12 ? * 2#1", TZ: "UTC",
-			Dialect: monitors.DialectQuartz}, 28 * 24 * time.Hour},
-		{monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: "@every 2h", Dialect: monitors.DialectRobfig}, 2 * time.Hour},
-	} {
-		got, ok := api.ScheduleGap(tt.spec, from)
-		require.True(t, ok, tt.spec.Describe())
-		require.Equal(t, tt.want, got, tt.spec.Describe())
-	}
-	_, ok := api.ScheduleGap(monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: "nope"}, from)
-	require.False(t, ok)
-}
-
 // TestDeclareDropsOneJob: a deploy drops one job of a source. Its open
 // incident is closed, with no incident.resolved (nothing recovered), one
 // monitor.undeclared is recorded, and the monitor is undeclared, listed

@@ -54,6 +54,7 @@ type Monitor struct {
 	ID                string         `json:"id"`
 	Name              string         `json:"name"`
 	Slug              string         `json:"slug"`
+	Description       string         `json:"description"`
 	Tags              []string       `json:"tags"`
 	Schedule          Schedule       `json:"schedule"`
 	GraceSeconds      int64          `json:"grace_seconds"`
@@ -80,7 +81,7 @@ type Monitor struct {
 	PersonFields      []string       `json:"person_fields" doc:"fields a person set through the API; a declaration of the source leaves them alone"`
 	OverriddenFields  []string       `json:"overridden_fields,omitempty" doc:"in a declaration's answer: declared fields whose value a person's setting overrides"`
 	RetryChainSeconds *int64         `json:"retry_chain_seconds" doc:"the longest time the retries of one run may take (the sum of the retry policy's delays); null without a retry policy"`
-	Warnings          []string       `json:"warnings" doc:"advice from the numbers, such as retries that outlast the gap between runs"`
+	Warnings          []string       `json:"warnings" doc:"advice about settings that will page falsely or stay silent, each \"field: what goes wrong\": retries that outlast the gap between runs (retry_policy) or the deadline (deadline_seconds), a grace at least the gap between runs (grace_seconds)"`
 	Badge             BadgeURLs      `json:"badge"`
 	CreatedAt         time.Time      `json:"created_at"`
 	UpdatedAt         time.Time      `json:"updated_at"`
@@ -91,6 +92,7 @@ type Monitor struct {
 type MonitorFields struct {
 	Name              *string      `json:"name,omitempty" doc:"default: the slug"`
 	Slug              *string      `json:"slug,omitempty" doc:"a-z, 0-9, - and _; default: made from the name"`
+	Description       *string      `json:"description,omitempty" doc:"free text for people: what the job does, whom to call (Healthchecks.io's desc)"`
 	Tags              *[]string    `json:"tags,omitempty"`
 	Schedule          *Schedule    `json:"schedule,omitempty" doc:"default: an interval of one day"`
 	GraceSeconds      *int64       `json:"grace_seconds,omitempty" doc:"default 300"`
@@ -156,6 +158,7 @@ type Ping struct {
 	RID           string     `json:"rid"`
 	Attempt       int        `json:"attempt" doc:"0: not given"`
 	RetryAt       *time.Time `json:"retry_at"`
+	ScheduledAt   *time.Time `json:"scheduled_at" doc:"the scheduled fire time of the occurrence the run belongs to (the ping's scheduled_at); null when not given"`
 	ExitCode      *int       `json:"exit_code"`
 	DurationMS    *int64     `json:"duration_ms"`
 	Body          string     `json:"body"`

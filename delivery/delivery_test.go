@@ -20,6 +20,7 @@ import (
 	"github.com/vigilhq/vigil/monitors/pgstore"
 	"github.com/vigilhq/vigil/monitors/sqlitestore"
 	"github.com/vigilhq/vigil/monitors/storetest"
+	"github.com/vigilhq/vigil/notifiers"
 	"github.com/vigilhq/vigil/notifiers/email"
 	"github.com/vigilhq/vigil/notifiers/notifiertest"
 	"github.com/vigilhq/vigil/notifiers/webhook"
@@ -730,7 +731,16 @@ func TestUndeclaredMonitorTellsWithoutPaging(t *testing.T) {
 			hook := wait("webhook", 2)
 			require.Equal(t, "monitor.undeclared", eventOf(t, hook[1].Body))
 			require.Contains(t, string(hook[1].Body), `invoices is no longer declared by source \"billing\"`)
-			require.Contains(t, string(wait("slack", 2)[1].Body), "no longer declared")
+			var notice webhook.Payload
+			require.NoError(t, json.Unmarshal(hook[1].Body, &notice))
+			require.Nil(t, notice.Incident, "a monitor event has no incident")
+			require.NotNil(t, notice.MonitorEvent)
+			require.Equal(t, T0.Add(time.Hour), notice.MonitorEvent.At, "when the source stopped declaring it")
+			require.Equal(t, "billing", notice.Monitor.Source)
+			slackBody := string(wait("slack", 2)[1].Body)
+			require.Contains(t, slackBody, "no longer declared")
+			require.Contains(t, slackBody, `*Source*\nbilling`)
+			require.Contains(t, slackBody, `*Undeclared*\n`+notifiers.FormatTime(T0.Add(time.Hour)))
 
 			h.clock.Set(T0.Add(2 * time.Hour))
 			sync(monitors.Redeclare)

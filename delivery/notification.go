@@ -50,6 +50,7 @@ func NewNotification(d *monitors.Delivery, in *monitors.Incident, m *monitors.Mo
 		},
 		Monitor:    notificationMonitor(m, now, baseURL),
 		SentAt:     now,
+		EventAt:    d.EventAt,
 		BaseURL:    strings.TrimRight(baseURL, "/"),
 		DeliveryID: DeliveryID(d),
 		Run:        notificationRun(facts.Run, MonitorURL(baseURL, m.ID)),
@@ -90,13 +91,14 @@ func DeliveryID(d *monitors.Delivery) string {
 
 // NewMonitorNotification builds what a channel is told about delivery d
 // of a monitor event (monitor.undeclared, monitor.redeclared): the event's
-// summary, and the monitor as it is at now.
+// summary and time, and the monitor as it is at now, with its source.
 func NewMonitorNotification(d *monitors.Delivery, m *monitors.Monitor, now time.Time, baseURL string) *notifiers.Notification {
 	return &notifiers.Notification{
 		Event:      notifiers.Event(d.Event),
 		Incident:   notifiers.Incident{Summary: d.Summary},
 		Monitor:    notificationMonitor(m, now, baseURL),
 		SentAt:     now,
+		EventAt:    d.EventAt,
 		BaseURL:    strings.TrimRight(baseURL, "/"),
 		DeliveryID: DeliveryID(d),
 	}
@@ -117,6 +119,7 @@ func notificationMonitor(m *monitors.Monitor, now time.Time, baseURL string) not
 		Slug:           m.Slug,
 		Status:         string(m.StatusAt(now)),
 		Tags:           m.Tags,
+		Source:         m.Source,
 		URL:            MonitorURL(baseURL, m.ID),
 		Schedule:       m.Schedule.Describe(),
 		ScheduleWords:  words,

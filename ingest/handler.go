@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -15,11 +16,18 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/vigilhq/vigil/keys"
+	"github.com/vigilhq/vigil/manage"
 	"github.com/vigilhq/vigil/monitors"
 )
 
 // userAgentMaxLen is the most bytes of a User-Agent kept with a ping.
 const userAgentMaxLen = 512
+
+// WarningHeader is the header of a ping's answer that carries, one per
+// header line, the advice about the monitor's settings
+// ([monitors.Adviser.Advise]): the API's warnings, for scripts that only
+// ping. vigil run prints them on standard error.
+const WarningHeader = "Vigil-Warning"
 
 // ping handles every ping URL: it parses the request, checks the rate of
 // its key, reads the body, and records the ping; the answer comes once the
@@ -46,6 +54,16 @@ func (s *Service) ping(c echo.Context) error {
 	if err := pr.parseQuery(req.URL.RawQuery, now); err != nil {
 		return s.respond(c, start, kind, resultBadRequest, http.StatusBadRequest, err.Error())
 	}
+	// The settings are judged before anything is stored, on a new monitor
+	// with the defaults, as the API judges a new monitor's: a bad one is a
+	// 400, whether or not the monitor exists yet.
+	var created *monitors.Monitor
+	if pr.Create || pr.Update {
+		created = newMonitor(cmp.Or(pr.Slug, "ping"), now)
+		if _, err := pr.Settings.Apply(created); err != nil {
+			return s.respond(c, start, kind, resultBadRequest, http.StatusBadRequest, err.Error())
+		}
+	}
 	key := pr.limitKey()
 	if ok, wait := s.limiter.allow(key, now); !ok {
 		secs := int64(math.Ceil(wait.Seconds()))
@@ -71,7 +89,11 @@ func (s *Service) ping(c echo.Context) error {
 		},
 	}
 	if pr.Create {
-		p.NewMonitor = newMonitor(pr.Slug, now)
+		p.NewMonitor = created
+	}
+	if pr.Update && !pr.Settings.IsZero() {
+		settings := pr.Settings
+		p.Update = manage.ChangeFunc(&manage.MonitorChange{Apply: settings.Apply}, now)
 	}
 	res, err := s.writer.record(req.Context(), key, p)
 	if err == nil {
@@ -81,6 +103,11 @@ func (s *Service) ping(c echo.Context) error {
 		verr *monitors.ValidationError
 		lerr *monitors.LimitError
 	)
+	if err == nil && res.Monitor != nil {
+		for _, a := range s.adviser.Advise(res.Monitor, now) {
+			h.Add(WarningHeader, a.String())
+		}
+	}
 	switch {
 	case err == nil && res.Created:
 		return s.respond(c, start, kind, resultCreated, http.StatusCreated, "Created")

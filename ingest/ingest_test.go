@@ -612,3 +612,117 @@ func TestFailureLimitPerClient(t *testing.T) {
 	b.clock.advance(time.Second)
 	require.Equal(t, http.StatusOK, b.do(t, http.MethodGet, "/ping/"+m.PingKey, nil, from("203.0.113.7")...).status)
 }
+
+func TestCreateWithSettings(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, open func(t *testing.T) monitors.Store) {
+		b := setup(t, open(t), ingest.Config{})
+		ctx := context.Background()
+		base := "/ping/" + b.prj.PingKey
+		get := func(slug string) (*monitors.Monitor, bool) {
+			m, err := b.store.MonitorGetBySlug(ctx, b.prj.ID, slug)
+			if err != nil {
+				require.ErrorIs(t, err, monitors.ErrNotFound)
+				return nil, false
+			}
+			return m, true
+		}
+
+		// A create ping with a schedule makes the monitor with it.
+		res := b.get(t, base+"/nightly/start?create=1&schedule=0+2+*+*+*&tz=Europe/Berlin&grace=600&max_runtime=3600")
+		require.Equal(t, http.StatusCreated, res.status, res.body)
+		m, ok := get("nightly")
+		require.True(t, ok)
+		require.Equal(t, monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: "0 2 * * *", TZ: "Europe/Berlin",
+			Dialect: monitors.DialectCronie}, m.Schedule)
+		require.Equal(t, int64(600), m.GraceSeconds)
+		require.Equal(t, int64(3600), m.MaxRuntimeSeconds)
+		require.Equal(t, monitors.StatusRunning, m.State.Status, "the creating ping was applied")
+
+		res = b.get(t, base+"/every-5m?create=1&every=300")
+		require.Equal(t, http.StatusCreated, res.status, res.body)
+		m5, _ := get("every-5m")
+		require.Equal(t, monitors.ScheduleSpec{Kind: monitors.ScheduleInterval, EverySeconds: 300}, m5.Schedule)
+
+		res = b.get(t, base+"/k8s?create=1&schedule=%40every+5m&dialect=robfig")
+		require.Equal(t, http.StatusCreated, res.status, res.body)
+		mk, _ := get("k8s")
+		require.Equal(t, monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: "@every 5m", TZ: "UTC",
+			Dialect: monitors.DialectRobfig}, mk.Schedule)
+
+		// A bad value is a 400 naming the parameter; nothing is created
+		// and no ping is stored.
+		bad := []struct{ query, param string }{
+			{"schedule=0+25+*+*+*", "schedule"},
+			{"schedule=not+cron", "schedule"},
+			{"schedule=0+2+*+*+*&tz=Mars/Olympus", "tz"},
+			{"schedule=0+2+*+*+*&dialect=vixie", "dialect"},
+			{"schedule=0+2+*+*+?&dialect=cronie", "schedule"},
+			{"every=0", "every"},
+			{"every=1.5", "every"},
+			{"every=-60", "every"},
+			{"grace=0", "grace"},
+			{"grace=5m", "grace"},
+			{"max_runtime=99999999999", "max_runtime"},
+			{"schedule=0+2+*+*+*&every=60", "every"},
+			{"tz=Europe/Berlin", "tz"},
+			{"dialect=robfig", "dialect"},
+			{"grace=60&grace=120", "grace"},
+		}
+		for _, tt := range bad {
+			res := b.get(t, base+"/refused?create=1&"+tt.query)
+			require.Equal(t, http.StatusBadRequest, res.status, tt.query)
+			require.True(t, strings.HasPrefix(res.body, tt.param), "%s: %q names %s", tt.query, res.body, tt.param)
+			_, ok := get("refused")
+			require.False(t, ok, "%s: nothing created", tt.query)
+		}
+		res = b.get(t, base+"/nightly?create=1&schedule=0+25+*+*+*")
+		require.Equal(t, http.StatusBadRequest, res.status, "judged the same when the monitor exists")
+		require.Len(t, b.pings(t, m), 1, "the refused ping was not stored")
+
+		// Later pings with other values change nothing without update=1.
+		b.clock.advance(time.Minute)
+		res = b.get(t, base+"/nightly?create=1&schedule=30+3+*+*+*&tz=UTC&grace=60")
+		require.Equal(t, http.StatusOK, res.status, res.body)
+		got, _ := get("nightly")
+		require.Equal(t, m.Schedule, got.Schedule)
+		require.Equal(t, int64(600), got.GraceSeconds)
+		require.Len(t, b.pings(t, m), 2)
+
+		// update=1 changes them, in the ping's transaction, as a person's
+		// change: the settings become person fields.
+		b.clock.advance(time.Minute)
+		res = b.get(t, base+"/nightly/start?create=1&update=1&schedule=30+3+*+*+*&tz=UTC&grace=60&rid=r2")
+		require.Equal(t, http.StatusOK, res.status, res.body)
+		got, _ = get("nightly")
+		require.Equal(t, monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: "30 3 * * *", TZ: "UTC",
+			Dialect: monitors.DialectCronie}, got.Schedule)
+		require.Equal(t, int64(60), got.GraceSeconds)
+		require.Equal(t, int64(3600), got.MaxRuntimeSeconds, "what the ping does not say is kept")
+		require.True(t, got.UpdatedAt.Equal(b.clock.now()))
+		require.Equal(t, monitors.StatusRunning, got.State.Status)
+		require.Len(t, b.pings(t, m), 3)
+		pf, err := b.store.MonitorPersonFields(ctx, b.prj.ID, []string{m.ID})
+		require.NoError(t, err)
+		require.Equal(t, []string{"schedule", "grace_seconds"}, pf[m.ID])
+
+		// update=1 works by the monitor's own ping key too; a bad value
+		// changes nothing and stores no ping.
+		res = b.get(t, "/ping/"+m.PingKey+"?update=1&every=7200")
+		require.Equal(t, http.StatusOK, res.status, res.body)
+		got, _ = get("nightly")
+		require.Equal(t, monitors.ScheduleSpec{Kind: monitors.ScheduleInterval, EverySeconds: 7200}, got.Schedule)
+		require.Len(t, b.pings(t, m), 4)
+		res = b.get(t, "/ping/"+m.PingKey+"?update=1&schedule=61+*+*+*+*")
+		require.Equal(t, http.StatusBadRequest, res.status)
+		require.Contains(t, res.body, "schedule: ")
+		again, _ := get("nightly")
+		require.Equal(t, got.Schedule, again.Schedule)
+		require.Len(t, b.pings(t, m), 4)
+
+		// Without create=1 or update=1 the settings mean nothing, as
+		// before: the ping is taken.
+		res = b.get(t, base+"/nightly?schedule=bogus")
+		require.Equal(t, http.StatusOK, res.status)
+	})
+}

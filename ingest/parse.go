@@ -10,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/vigilhq/vigil/manage"
 	"github.com/vigilhq/vigil/monitors"
 )
 
@@ -57,6 +58,11 @@ type pingRequest struct {
 	ProjectPingKey string
 	Slug           string
 	Create         bool
+	// Update (update=1) changes the monitor's settings to Settings.
+	Update bool
+	// Settings are the monitor's settings the ping carries, read with
+	// create=1 (on a slug URL) or update=1 only.
+	Settings manage.PingSettings
 
 	Kind     monitors.PingKind
 	ExitCode *int
@@ -270,6 +276,52 @@ func (r *pingRequest) parseQuery(rawQuery string, now time.Time) error {
 		return err
 	} else if v == "1" && r.Slug != "" {
 		r.Create = true
+	}
+	if v, _, err := get("update"); err != nil {
+		return err
+	} else if v == "1" {
+		r.Update = true
+	}
+	if r.Create || r.Update {
+		return r.parseSettings(get)
+	}
+	return nil
+}
+
+// parseSettings reads the monitor settings of a create=1 or update=1
+// ping: their syntax here; their values are manage.PingSettings' to judge.
+func (r *pingRequest) parseSettings(get func(string) (string, bool, error)) error {
+	text := func(name string, into **string) error {
+		v, ok, err := get(name)
+		if err != nil || !ok {
+			return err
+		}
+		if !utf8.ValidString(v) {
+			return badRequest(name, "%s must be valid UTF-8", name)
+		}
+		*into = &v
+		return nil
+	}
+	seconds := func(name string, into **int64) error {
+		v, ok, err := get(name)
+		if err != nil || !ok {
+			return err
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || !isDigits(v) {
+			return badRequest(name, "%s %s must be a whole number of seconds", name, quote(v))
+		}
+		*into = &n
+		return nil
+	}
+	s := &r.Settings
+	for _, err := range []error{
+		text("schedule", &s.Schedule), text("tz", &s.TZ), text("dialect", &s.Dialect),
+		seconds("every", &s.Every), seconds("grace", &s.Grace), seconds("max_runtime", &s.MaxRuntime),
+	} {
+		if err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/vigilhq/vigil/monitors"
 )
 
 // sweepEvery is how often the rate limiter forgets idle keys.
@@ -24,6 +26,8 @@ type Service struct {
 	clientIP        echo.IPExtractor
 	m               *metrics
 	bodyLimitHeader string
+	// adviser gives each answer's Vigil-Warning headers.
+	adviser monitors.Adviser
 }
 
 // New returns a Service. Its pings are stored once Run runs.

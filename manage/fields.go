@@ -22,6 +22,8 @@ type ConfigField struct {
 var ConfigFields = []ConfigField{
 	{Name: "name", Equal: func(a, b *monitors.Monitor) bool { return a.Name == b.Name },
 		Copy: func(d, s *monitors.Monitor) { d.Name = s.Name }},
+	{Name: "description", Equal: func(a, b *monitors.Monitor) bool { return a.Description == b.Description },
+		Copy: func(d, s *monitors.Monitor) { d.Description = s.Description }},
 	{Name: "tags", Equal: func(a, b *monitors.Monitor) bool { return slices.Equal(a.Tags, b.Tags) },
 		Copy: func(d, s *monitors.Monitor) { d.Tags = slices.Clone(s.Tags) }},
 	{Name: "schedule", State: true, Equal: func(a, b *monitors.Monitor) bool { return a.Schedule == b.Schedule },

@@ -71,58 +71,64 @@ type MonitorChange struct {
 // monitor a source declares stays the source's unless the change takes the
 // monitor from its source. It returns the monitor and its person fields.
 func (s *Service) MonitorChange(ctx context.Context, c *MonitorChange) (*monitors.Monitor, []string, error) {
-	now := s.now()
 	return s.store.MonitorPatch(ctx, &monitors.MonitorPatchParams{ProjectID: c.ProjectID, ID: c.ID,
-		Fn: func(m *monitors.Monitor, pf []string) (*monitors.Transition, []string, error) {
-			old := *m
-			var set []string
-			if c.Apply != nil {
-				var err error
-				if set, err = c.Apply(m); err != nil {
-					return nil, nil, err
-				}
-			}
-			if m.Slug != old.Slug && old.Source != "" && (c.Source == nil || *c.Source != "") {
-				return nil, nil, &monitors.ValidationError{Field: "slug", Message: fmt.Sprintf("the slug of a monitor declared by source %q is the source's: change it there, or take the monitor from the source with \"source\": \"\"", old.Source)}
-			}
-			if c.Source != nil && *c.Source != old.Source {
-				// The monitor is the new source's once it declares it.
-				m.Source, m.Discovered = *c.Source, false
-			}
-			if err := m.Validate(); err != nil {
+		Fn: ChangeFunc(c, s.now())})
+}
+
+// ChangeFunc returns the rules of MonitorChange as a function of the
+// monitor and its person fields, for a store to run under its lock: the
+// Fn of MonitorChange's MonitorPatchParams, and the Update of a ping with
+// update=1 (monitors.PingRecordParams). now is the time of the change.
+func ChangeFunc(c *MonitorChange, now time.Time) func(m *monitors.Monitor, pf []string) (*monitors.Transition, []string, error) {
+	return func(m *monitors.Monitor, pf []string) (*monitors.Transition, []string, error) {
+		old := *m
+		var set []string
+		if c.Apply != nil {
+			var err error
+			if set, err = c.Apply(m); err != nil {
 				return nil, nil, err
 			}
-			base := pf
-			if c.PersonFields != nil {
-				base = *c.PersonFields
+		}
+		if m.Slug != old.Slug && old.Source != "" && (c.Source == nil || *c.Source != "") {
+			return nil, nil, &monitors.ValidationError{Field: "slug", Message: fmt.Sprintf("the slug of a monitor declared by source %q is the source's: change it there, or take the monitor from the source with \"source\": \"\"", old.Source)}
+		}
+		if c.Source != nil && *c.Source != old.Source {
+			// The monitor is the new source's once it declares it.
+			m.Source, m.Discovered = *c.Source, false
+		}
+		if err := m.Validate(); err != nil {
+			return nil, nil, err
+		}
+		base := pf
+		if c.PersonFields != nil {
+			base = *c.PersonFields
+		}
+		fields := MergeFields(base, set)
+		var (
+			tr  *monitors.Transition
+			err error
+		)
+		switch {
+		case c.Paused != nil && *c.Paused:
+			fields = MergeFields(fields, []string{PausedField})
+			tr, err = monitors.Pause(m, now)
+		case c.Paused != nil:
+			fields = without(fields, PausedField)
+			if m.Paused {
+				tr, err = monitors.Resume(m, now)
 			}
-			fields := MergeFields(base, set)
-			var (
-				tr  *monitors.Transition
-				err error
-			)
-			switch {
-			case c.Paused != nil && *c.Paused:
-				fields = MergeFields(fields, []string{PausedField})
-				tr, err = monitors.Pause(m, now)
-			case c.Paused != nil:
-				fields = without(fields, PausedField)
-				if m.Paused {
-					tr, err = monitors.Resume(m, now)
-				}
-			case StateChanged(&old, m):
-				tr, err = monitors.Reconfigure(m, now)
-			}
-			if err != nil {
-				return nil, nil, err
-			}
-			if ConfigChanged(&old, m) || m.Paused != old.Paused || m.Source != old.Source || m.Slug != old.Slug ||
-				!slices.Equal(fields, MergeFields(pf)) {
-				m.UpdatedAt = now
-			}
-			return tr, fields, nil
-		},
-	})
+		case StateChanged(&old, m):
+			tr, err = monitors.Reconfigure(m, now)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		if ConfigChanged(&old, m) || m.Paused != old.Paused || m.Source != old.Source || m.Slug != old.Slug ||
+			!slices.Equal(fields, MergeFields(pf)) {
+			m.UpdatedAt = now
+		}
+		return tr, fields, nil
+	}
 }
 
 // MonitorSetPaused pauses or resumes a monitor as a person: a monitor a

@@ -83,6 +83,20 @@ func Up(ctx context.Context, db *sql.DB, dialect Dialect) error {
 	return nil
 }
 
+// UpTo applies the pending migrations of dialect up to and including
+// version, as a schema of an earlier release has them (benchmarks and
+// upgrade tests compare against one).
+func UpTo(ctx context.Context, db *sql.DB, dialect Dialect, version int64) error {
+	p, err := provider(ctx, db, dialect)
+	if err != nil {
+		return err
+	}
+	if _, err := p.UpTo(ctx, version); err != nil {
+		return fmt.Errorf("apply %s migrations up to %d: %w", dialect, version, err)
+	}
+	return nil
+}
+
 // Status reports every migration of dialect and whether db has it. It
 // writes nothing: on a database that was never migrated every migration
 // is pending. On PostgreSQL it waits for a migration in progress (the

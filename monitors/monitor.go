@@ -117,6 +117,9 @@ type RetryPolicy struct {
 	MaxDelaysSeconds []int64 `json:"max_delays_seconds,omitempty"`
 }
 
+// DescriptionMax bounds a monitor's description, in bytes.
+const DescriptionMax = 10000
+
 // Defaults for new monitors.
 const (
 	GraceSecondsDefault      = 300
@@ -127,11 +130,14 @@ const (
 
 // Monitor is one watched job: its configuration and its evaluated state.
 type Monitor struct {
-	ID                string
-	ProjectID         string
-	Name              string
-	Slug              string
-	Tags              []string
+	ID        string
+	ProjectID string
+	Name      string
+	Slug      string
+	Tags      []string
+	// Description is free text for the people who read the monitor (what
+	// the job does, whom to call); Healthchecks.io's desc.
+	Description       string
 	Schedule          ScheduleSpec
 	GraceSeconds      int64
 	MaxRuntimeSeconds int64 // 0: same as grace
@@ -286,6 +292,9 @@ func (m *Monitor) Validate() error {
 	}
 	if len(m.Name) > 200 {
 		return invalid("name", "must be at most 200 characters")
+	}
+	if len(m.Description) > DescriptionMax {
+		return invalid("description", "must be at most %d bytes", DescriptionMax)
 	}
 	if !slugRE.MatchString(m.Slug) {
 		return invalid("slug", "%q must be 1 to 100 characters of a-z, 0-9, - and _, starting with a letter or digit", m.Slug)

@@ -53,6 +53,10 @@ type Store interface {
 	// When the returned error is nil, every result without Err is durable.
 	PingRecordBatch(ctx context.Context, p *PingRecordBatchParams) ([]PingRecordResult, error)
 	PingList(ctx context.Context, p *HistoryListParams) ([]*Ping, error)
+	// PingCountByMonitor counts the pings kept (see PingPrune) of the
+	// project's monitors with those IDs, by ID; monitors without pings, or
+	// of another project, are left out.
+	PingCountByMonitor(ctx context.Context, projectID string, ids []string) (map[string]int64, error)
 	// PingPrune deletes all but the newest pings and runs of each monitor.
 	PingPrune(ctx context.Context, p *PingPruneParams) (int64, error)
 
@@ -267,7 +271,14 @@ type PingRecordParams struct {
 	// project has none with that slug.
 	Create     bool
 	NewMonitor *Monitor
-	Ping       Ping
+	// Update, when set, changes the settings of the monitor the ping names
+	// before the ping is applied, in the same transaction (update=1). It
+	// is called as [MonitorPatchParams].Fn is, with the monitor and its
+	// person fields, and returns the transition and the person fields to
+	// store; an error fails the ping alone, which is then not stored. It is
+	// not called for a monitor this batch created.
+	Update func(m *Monitor, personFields []string) (*Transition, []string, error)
+	Ping   Ping
 }
 
 // PingRecordBatchParams are the inputs of [Store.PingRecordBatch].
@@ -277,9 +288,12 @@ type PingRecordBatchParams struct {
 
 // PingRecordResult is the outcome of one ping of a batch.
 type PingRecordResult struct {
-	MonitorID  string
-	PingID     int64
-	Created    bool // the monitor was created by this ping
+	MonitorID string
+	PingID    int64
+	Created   bool // the monitor was created by this ping
+	// Monitor is the ping's monitor as the batch left it, for what the
+	// answer to the ping says of its settings (its advice).
+	Monitor    *Monitor
 	Transition *Transition
 	Err        error
 }
@@ -297,6 +311,14 @@ type HistoryListParams struct {
 type PingPruneParams struct {
 	KeepPings int
 	KeepRuns  int
+	// Before, when set, is the age limit of pings: those received before
+	// it go too, whatever their count. PostgreSQL drops them a month's
+	// partition at a time, once the whole month is older than Before;
+	// SQLite deletes them in chunks, oldest first.
+	Before time.Time
+	// Now is the present, from which PostgreSQL makes the partitions of
+	// the coming months. Zero is time.Now.
+	Now time.Time
 }
 
 // IncidentListParams filter and page [Store.IncidentList], newest first.

@@ -90,6 +90,9 @@ type Notification struct {
 	// BaseURL is the public URL of this Vigil (VIGIL_BASE_URL), used for
 	// links when Monitor.URL is empty.
 	BaseURL string
+	// EventAt is when the event happened: for a monitor event, when its
+	// source stopped, or started again, declaring it. Zero when unknown.
+	EventAt time.Time
 	// DeliveryID names this notification to this channel, the same for
 	// every attempt at it, so that a receiver can drop a duplicate (the
 	// webhook's Vigil-Delivery-Id header). It is empty when unknown.
@@ -159,6 +162,9 @@ type Monitor struct {
 	Slug   string
 	Status string
 	Tags   []string
+	// Source is the source (an application, a scheduler) that declares
+	// the monitor; empty when a person made it.
+	Source string
 	// URL is the monitor's page on the dashboard.
 	URL string
 	// Schedule is the expression, for example "0 2 * * * (Europe/Berlin)".
@@ -263,8 +269,15 @@ func (n *Notification) Headline() string {
 
 // KindWords says what happened in a few words: "missed", "failed",
 // "failed after 4 attempts", "failed (attempt 2, will be retried)",
-// "stuck for 1h 12m", "not done by its deadline", "overlapping runs".
+// "stuck for 1h 12m", "not done by its deadline", "overlapping runs";
+// for a monitor event, "no longer declared" or "declared again".
 func (n *Notification) KindWords() string {
+	switch n.Event {
+	case EventMonitorUndeclared:
+		return "no longer declared"
+	case EventMonitorRedeclared:
+		return "declared again"
+	}
 	switch n.Incident.Kind {
 	case IncidentFailed:
 		attempt, retry := n.attempt()
@@ -448,6 +461,34 @@ func (n *Notification) Summary() string {
 	return fmt.Sprintf("%s: incident (%s).", n.MonitorName(), n.Incident.Kind)
 }
 
+// Tone is how a notification reads at a glance; each kind maps it to its
+// colours, icons and priorities, so that every channel agrees on it.
+type Tone string
+
+// The tones.
+const (
+	ToneDown   Tone = "down"   // an incident opened
+	ToneUp     Tone = "up"     // an incident resolved
+	ToneUpdate Tone = "update" // news of an open incident: an update, a reminder
+	ToneNotice Tone = "notice" // news about a monitor, not an alert: monitor.undeclared, monitor.redeclared
+	ToneTest   Tone = "test"   // a test notification
+)
+
+// Tone is the notification's tone.
+func (n *Notification) Tone() Tone {
+	switch {
+	case n.Event == EventOpened:
+		return ToneDown
+	case n.Event == EventResolved:
+		return ToneUp
+	case n.Event == EventTest:
+		return ToneTest
+	case n.Event.IsMonitorEvent():
+		return ToneNotice
+	}
+	return ToneUpdate
+}
+
 // Fact is one labelled line of a message ("Last ping", "3 Jan 02:05 UTC").
 type Fact struct {
 	Label string
@@ -455,7 +496,10 @@ type Fact struct {
 }
 
 // Facts lists the details every kind shows under the summary, in order:
-// the schedule in words, when a run was expected and when the monitor was
+// for a monitor event its source and when it stopped (or started again)
+// declaring the monitor, the schedule in words, when a run was expected
+// (not for a recovery, nor for an undeclared monitor, of which nothing is
+// expected) and when the monitor was
 // last seen (in its zone and UTC), for a failure its exit status, attempt
 // and duration, for a stuck run when it started, when the incident
 // opened, on recovery how long it lasted, and the tags. Empty values are
@@ -469,8 +513,19 @@ func (n *Notification) Facts() []Fact {
 			facts = append(facts, Fact{Label: label, Value: value})
 		}
 	}
+	switch n.Event {
+	case EventMonitorUndeclared, EventMonitorRedeclared:
+		add("Source", n.Monitor.Source)
+		label := "Undeclared"
+		if n.Event == EventMonitorRedeclared {
+			label = "Declared again"
+		}
+		if !n.EventAt.IsZero() {
+			add(label, n.FormatZoned(n.EventAt))
+		}
+	}
 	add("Schedule", n.scheduleFact())
-	if n.Event != EventResolved && n.Monitor.NextExpectedAt != nil {
+	if n.Event != EventResolved && n.Event != EventMonitorUndeclared && n.Monitor.NextExpectedAt != nil {
 		add("Expected", n.FormatZoned(*n.Monitor.NextExpectedAt))
 	}
 	if n.Event != EventTest {

@@ -53,6 +53,7 @@ type Client struct {
 	logger     *slog.Logger
 	now        func() time.Time
 	sleep      func(ctx context.Context, d time.Duration) error
+	advice     adviceLog
 }
 
 // An Option configures a [Client].
@@ -206,6 +207,7 @@ type request struct {
 type response struct {
 	status int
 	body   []byte
+	header http.Header
 }
 
 // do sends r, retrying network errors, timeouts, 5xx and 429 up to
@@ -270,7 +272,7 @@ func (c *Client) once(ctx context.Context, r request) (*response, time.Duration,
 		return nil, 0, fmt.Errorf("%w: read answer to %s %s: %v", ErrUnavailable, r.method, redact(r.url), err)
 	}
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
-		return &response{status: resp.StatusCode, body: data}, 0, nil
+		return &response{status: resp.StatusCode, body: data, header: resp.Header}, 0, nil
 	}
 	var sentinel error
 	var retryAfter time.Duration

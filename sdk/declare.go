@@ -102,6 +102,10 @@ type DeclaredMonitor struct {
 	// LastPingAt and NextExpectedAt are nil when Vigil sends none.
 	LastPingAt     *time.Time `json:"last_ping_at,omitempty"`
 	NextExpectedAt *time.Time `json:"next_expected_at,omitempty"`
+	// Warnings are Vigil's advice about the monitor's settings: ones that
+	// will page for runs that are fine or stay silent about runs that are
+	// not, each "field: what goes wrong". [Client.Declare] logs each once.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Monitor addresses the declared monitor by its ping URL (or, failing
@@ -119,9 +123,11 @@ func (d DeclaredMonitor) Monitor() Monitor {
 // Declare sends the complete set of monitors of source: PUT
 // /api/v1/sources/{source}/monitors with {"monitors": [...]}. Vigil creates
 // the new ones, updates the changed ones and marks those missing from the
-// set as no longer discovered (paused, history kept). It needs an API key
+// set as undeclared (not watched, history kept). It needs an API key
 // ([WithAPIKey]) and returns the monitors as Vigil stored them, in Vigil's
-// order.
+// order. Vigil's advice about a monitor's settings ([DeclaredMonitor]'s
+// Warnings) is logged at warning level, each warning once per process,
+// and so is advice in the answers to pings.
 func (c *Client) Declare(ctx context.Context, source string, monitors []MonitorSpec) ([]DeclaredMonitor, error) {
 	if source == "" {
 		return nil, fmt.Errorf("declare monitors: %w", invalidf("empty source"))
@@ -161,6 +167,9 @@ func (c *Client) Declare(ctx context.Context, source string, monitors []MonitorS
 	}
 	if err := json.Unmarshal(resp.body, &out); err != nil {
 		return nil, fmt.Errorf("declare monitors of %s: %w: decode answer: %v", source, ErrUnavailable, err)
+	}
+	for _, d := range out.Monitors {
+		c.warn(d.Monitor().address(), "slug "+d.Slug, d.Warnings)
 	}
 	return out.Monitors, nil
 }

@@ -55,8 +55,12 @@
 //
 // [Client.Declare] sends the complete set of monitors of one source (an
 // application, a scheduler) with their schedules, grace, max runtime,
-// deadline and retry policy; Vigil creates, updates, and marks as no longer
-// discovered those the source stopped declaring. A [Source] keeps that set,
+// deadline and retry policy; Vigil creates, updates, and marks as
+// undeclared those the source stopped declaring. Vigil's advice about a
+// monitor's settings (a retry chain longer than the gap between runs, a
+// grace so long that a missed run goes unreported) comes back with the
+// declaration and with each ping's answer; the client logs each warning
+// once, at warning level. A [Source] keeps that set,
 // re-declares it every 15 minutes ([Source.Run]) and hands out each job's
 // ping URL. The scheduler integrations build on it:
 //

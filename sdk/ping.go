@@ -19,7 +19,43 @@ type Monitor struct {
 	projectKey string
 	slug       string
 	create     bool
+	update     bool
+	settings   Settings
 	pingURL    string
+}
+
+// Settings are the settings of a monitor that its pings carry with
+// create=1 ([Monitor.WithCreate]), for Vigil to create the monitor with,
+// or with update=1 ([Monitor.WithUpdate]), to change it to. The zero
+// value of a field sends nothing; Vigil then keeps its default or the
+// monitor's current value.
+type Settings struct {
+	// Schedule is a cron expression (schedule), in TZ (tz, an IANA zone;
+	// Vigil's default is UTC), read as Dialect says (dialect: cronie,
+	// robfig or quartz; Vigil's default is cronie).
+	Schedule, TZ, Dialect string
+	// Every is the period of an interval schedule (every, sent in whole
+	// seconds, rounded up), instead of Schedule.
+	Every time.Duration
+	// Grace is how late a run may be (grace); MaxRuntime how long a run
+	// may take before it is stuck (max_runtime). Sent in whole seconds,
+	// rounded up.
+	Grace, MaxRuntime time.Duration
+}
+
+// WithSettings returns a copy of m whose pings carry s, when they also
+// carry create=1 or update=1.
+func (m Monitor) WithSettings(s Settings) Monitor {
+	m.settings = s
+	return m
+}
+
+// WithUpdate returns a copy of m whose pings carry update=1: Vigil changes
+// the monitor to the settings of [Monitor.WithSettings] the pings carry.
+// Without it, the settings are used only when a ping creates the monitor.
+func (m Monitor) WithUpdate() Monitor {
+	m.update = true
+	return m
 }
 
 // Key addresses a monitor by its ping key (a UUID): /ping/{key}.
@@ -128,10 +164,11 @@ func (c *Client) Ping(ctx context.Context, m Monitor, kind Kind, opts *PingOptio
 	if len(body) > BodyLimit {
 		body = body[len(body)-BodyLimit:]
 	}
-	_, err = c.do(ctx, request{method: "POST", url: u, body: body, ctype: "text/plain; charset=utf-8"})
+	resp, err := c.do(ctx, request{method: "POST", url: u, body: body, ctype: "text/plain; charset=utf-8"})
 	if err != nil {
 		return fmt.Errorf("ping %s: %w", kind, err)
 	}
+	c.warn(m.address(), m.String(), resp.header.Values(WarningHeader))
 	return nil
 }
 
@@ -203,8 +240,31 @@ func (c *Client) pingURL(m Monitor, kind Kind, opts *PingOptions) (*url.URL, err
 	if opts.DurationMS > 0 {
 		q.Set("duration_ms", strconv.FormatInt(opts.DurationMS, 10))
 	}
-	if m.create && m.slug != "" {
+	create := m.create && m.slug != ""
+	if create {
 		q.Set("create", "1")
+	}
+	if m.update {
+		q.Set("update", "1")
+	}
+	if create || m.update {
+		st := m.settings
+		set := func(name, v string) {
+			if v != "" {
+				q.Set(name, v)
+			}
+		}
+		secs := func(name string, d time.Duration) {
+			if d > 0 {
+				set(name, strconv.FormatInt(int64(math.Ceil(d.Seconds())), 10))
+			}
+		}
+		set("schedule", st.Schedule)
+		set("tz", st.TZ)
+		set("dialect", st.Dialect)
+		secs("every", st.Every)
+		secs("grace", st.Grace)
+		secs("max_runtime", st.MaxRuntime)
 	}
 	u.RawQuery = q.Encode()
 	return u, nil

@@ -27,8 +27,8 @@ type Config struct {
 	KeepRuns       int
 	PruneInterval  time.Duration
 	// KeepHistory is how long resolved incidents are kept, with their
-	// events, deliveries and attempts (VIGIL_KEEP_HISTORY); 0 is
-	// KeepHistoryDefault.
+	// events, deliveries and attempts, and how long pings are kept at most
+	// (VIGIL_KEEP_HISTORY); 0 is KeepHistoryDefault.
 	KeepHistory time.Duration
 	// MaxMonitorsPerProject bounds the monitors of each project
 	// (VIGIL_MAX_MONITORS_PER_PROJECT); 0 is
@@ -37,6 +37,10 @@ type Config struct {
 	// ShutdownTimeout bounds a shutdown, from SIGTERM to exit (see
 	// Server.Run); 0 is ShutdownTimeoutDefault.
 	ShutdownTimeout time.Duration
+	// SecretKeyFile is the key file that encrypts channel secrets at rest
+	// (VIGIL_SECRET_KEY_FILE); "" is the default beside a SQLite database
+	// (see SecretKeyFile), and an error with PostgreSQL.
+	SecretKeyFile string
 	// Database configures the connection pool and the durability check.
 	Database DatabaseSettings
 

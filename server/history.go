@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/vigilhq/vigil/monitors"
+	"github.com/vigilhq/vigil/monitors/plan"
 )
 
 // KeepHistoryDefault is the default of VIGIL_KEEP_HISTORY: 400 days, so
@@ -15,6 +16,9 @@ const KeepHistoryDefault = 400 * 24 * time.Hour
 // storeLimits are the bounds the server's store enforces.
 type storeLimits struct {
 	maxMonitors int // per project; 0 is no limit
+	// sealer encrypts channel configs at rest; nil stores them as given
+	// (commands that touch no channel).
+	sealer plan.Sealer
 }
 
 func (c *Config) storeLimits() storeLimits {
@@ -24,18 +28,21 @@ func (c *Config) storeLimits() storeLimits {
 func (c *Config) keepHistory() time.Duration { return cmp.Or(c.KeepHistory, KeepHistoryDefault) }
 
 // pruneOnce deletes, in batches, the pings and runs beyond what each
-// monitor keeps (VIGIL_KEEP_PINGS, VIGIL_KEEP_RUNS), and the incidents
-// resolved more than VIGIL_KEEP_HISTORY ago with their events, deliveries
-// and attempts. Open incidents are never pruned.
+// monitor keeps (VIGIL_KEEP_PINGS, VIGIL_KEEP_RUNS), the pings older than
+// VIGIL_KEEP_HISTORY (on PostgreSQL a month's partition at a time), and
+// the incidents resolved more than VIGIL_KEEP_HISTORY ago with their
+// events, deliveries and attempts. Open incidents are never pruned.
 func (s *Server) pruneOnce(ctx context.Context) {
-	n, err := s.store.PingPrune(ctx, &monitors.PingPruneParams{KeepPings: s.cfg.KeepPings, KeepRuns: s.cfg.KeepRuns})
+	now := s.cfg.now()
+	n, err := s.store.PingPrune(ctx, &monitors.PingPruneParams{KeepPings: s.cfg.KeepPings, KeepRuns: s.cfg.KeepRuns,
+		Before: now.Add(-s.cfg.keepHistory()), Now: now})
 	switch {
 	case err != nil && ctx.Err() == nil:
 		s.logger.Error("prune history", "err", err)
 	case n > 0:
 		s.logger.Debug("pruned history", "rows", n)
 	}
-	cutoff := s.cfg.now().Add(-s.cfg.keepHistory())
+	cutoff := now.Add(-s.cfg.keepHistory())
 	n, err = s.store.IncidentPrune(ctx, &monitors.IncidentPruneParams{ResolvedBefore: cutoff})
 	switch {
 	case err != nil && ctx.Err() == nil:

@@ -47,12 +47,30 @@ type monitorRow struct {
 	Spark     template.HTML
 	// Why explains the status in a sentence, for late, retrying and down.
 	Why string
+	// Advice warns of settings that will page falsely or stay silent
+	// (monitors.Adviser, as the API's warnings).
+	Advice []monitors.Advice
+}
+
+// AdviceFields names the fields the advice is about, for the list.
+func (r *monitorRow) AdviceFields() string {
+	fields := make([]string, len(r.Advice))
+	for i, a := range r.Advice {
+		fields[i] = a.Field
+	}
+	return strings.Join(fields, ", ")
+}
+
+// AdviceText is every advice in full, for the list's tooltip.
+func (r *monitorRow) AdviceText() string {
+	return strings.Join(monitors.AdviceStrings(r.Advice), "\n")
 }
 
 func (h *Handler) monitorRow(v *viewer, m *monitors.Monitor, runs []*monitors.Run) *monitorRow {
 	st := m.StatusAt(v.Now)
 	r := &monitorRow{ID: m.ID, Name: m.Name, Slug: m.Slug, Tags: m.Tags, Status: st,
-		LastPing: v.when(m.State.LastPingAt), LastKind: m.State.LastPingKind, Spark: sparkline(runs)}
+		LastPing: v.when(m.State.LastPingAt), LastKind: m.State.LastPingKind, Spark: sparkline(runs),
+		Advice: h.adviser.Advise(m, v.Now)}
 	r.Schedule, r.Zone = scheduleWords(m.Schedule)
 	switch {
 	case m.Paused:
@@ -260,12 +278,15 @@ type occurrence struct {
 }
 
 type pingView struct {
-	ID            int64
-	At            *When
-	Kind          monitors.PingKind
-	ExitCode      *int
-	Attempt       int
-	RetryAt       *When
+	ID       int64
+	At       *When
+	Kind     monitors.PingKind
+	ExitCode *int
+	Attempt  int
+	RetryAt  *When
+	// ScheduledAt is the occurrence the ping's run belongs to, when the
+	// job said (scheduled_at).
+	ScheduledAt   *When
 	Duration      string
 	RID           string
 	Body          string
@@ -380,7 +401,7 @@ func (h *Handler) monitorPageData(ctx context.Context, v *viewer, m *monitors.Mo
 	d.Timeline = timeline(v, runs, incidents)
 	for _, pg := range pings {
 		pv := &pingView{ID: pg.ID, At: v.when(pg.At), Kind: pg.Kind, ExitCode: pg.ExitCode, Attempt: pg.Attempt,
-			RetryAt: v.whenPtr(pg.RetryAt), RID: pg.RID, Body: pg.Body, BodyTruncated: pg.BodyTruncated,
+			RetryAt: v.whenPtr(pg.RetryAt), ScheduledAt: v.whenPtr(pg.ScheduledAt), RID: pg.RID, Body: pg.Body, BodyTruncated: pg.BodyTruncated,
 			RemoteAddr: pg.RemoteAddr, UserAgent: pg.UserAgent}
 		if pg.DurationMS != nil {
 			pv.Duration = shortMillis(*pg.DurationMS)

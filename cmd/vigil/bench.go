@@ -28,10 +28,15 @@ import (
 
 // benchCmd runs "vigil bench <what>".
 func benchCmd(env *cmdEnv, args []string) error {
-	if len(args) == 0 || args[0] != "ingest" {
-		return usageError{`want "vigil bench ingest [flags]"`}
+	if len(args) > 0 {
+		switch args[0] {
+		case "ingest":
+			return benchIngestCmd(env, args[1:])
+		case "retention":
+			return benchRetentionCmd(env, args[1:])
+		}
 	}
-	return benchIngestCmd(env, args[1:])
+	return usageError{`want "vigil bench ingest [flags]" or "vigil bench retention --database URL [flags]"`}
 }
 
 // benchIngestOpts are the flags of "vigil bench ingest".

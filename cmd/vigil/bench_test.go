@@ -2,9 +2,13 @@ package main
 
 import (
 	"regexp"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/vigilhq/vigil/internal/testdb"
 )
 
 func TestBenchIngest(t *testing.T) {
@@ -28,4 +32,40 @@ func TestBenchIngestUsage(t *testing.T) {
 	code, _, errOut = runVigil(t, nil, "bench", "ingest", "--monitors", "0")
 	require.Equal(t, 2, code)
 	require.Contains(t, errOut, "must be positive")
+}
+
+// TestBenchRetention runs the retention benchmark small, on PostgreSQL:
+// both schemes remove the same oldest month, the partitions leave no dead
+// rows and the single table does.
+func TestBenchRetention(t *testing.T) {
+	url := testdb.PostgresURL(t)
+	code, out, errOut := runVigil(t, nil, "bench", "retention", "--database", url, "--pings", "30000", "--monitors", "50",
+		"--months", "3", "--queries", "20")
+	require.Equal(t, 0, code, errOut)
+	line := func(scheme string) []string {
+		m := regexp.MustCompile(`(?m)^` + scheme + `\s+\d+MiB\s+\S+\s+(\d+)\s`).FindStringSubmatch(out)
+		require.NotNil(t, m, "a result line for %s in:\n%s", scheme, out)
+		return m
+	}
+	removed := line("partitioned")[1]
+	require.Equal(t, removed, line("single")[1], "both remove the same month")
+	n, err := strconv.Atoi(removed)
+	require.NoError(t, err)
+	now := time.Now().UTC()
+	start := time.Date(now.Year(), now.Month()+2, 1, 0, 0, 0, 0, time.UTC)
+	share := float64(start.AddDate(0, 1, 0).Sub(start)) / float64(start.AddDate(0, 3, 0).Sub(start))
+	require.InDelta(t, 30_000*share, n, 2, "the first month of three")
+	dead := func(scheme string) int {
+		m := regexp.MustCompile(`(?m)^` + scheme + `\s+.*ms\s+(\d+)$`).FindStringSubmatch(out)
+		require.NotNil(t, m, "a history line for %s in:\n%s", scheme, out)
+		n, err := strconv.Atoi(m[1])
+		require.NoError(t, err)
+		return n
+	}
+	require.Zero(t, dead("partitioned"), "dropping a partition leaves no dead rows")
+	require.Positive(t, dead("single"), "deleting does")
+
+	code, _, errOut = runVigil(t, nil, "bench", "retention", "--database", "/tmp/x.db")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "must be a postgres:// URL")
 }

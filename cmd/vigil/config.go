@@ -101,6 +101,7 @@ func allowedTargetsSetting(p *notifiers.AllowedTargets) func(string) error {
 func serverSettings(c *server.Config) []setting {
 	core := []setting{
 		{"VIGIL_DATABASE_URL", "database", "./vigil.db", "postgres:// URL, or a SQLite file path", stringSetting(&c.DatabaseURL)},
+		{"VIGIL_SECRET_KEY_FILE", "secret-key-file", "", "file of the keys that encrypt channel secrets in the database (default: beside a SQLite database, its name + .key, made on first start; required with PostgreSQL)", stringSetting(&c.SecretKeyFile)},
 		{"VIGIL_LISTEN", "listen", "127.0.0.1:8080", "address to serve on", stringSetting(&c.Listen)},
 		{"VIGIL_BASE_URL", "base-url", "", "public URL of this Vigil, used in ping URLs, links and messages (default: http:// + the listen address)", stringSetting(&c.BaseURL)},
 		{"VIGIL_ALLOW_PRIVATE_TARGETS", "allow-private-targets", "false", "let channels reach loopback and private addresses", boolSetting(&c.AllowPrivateTargets)},
@@ -110,7 +111,7 @@ func serverSettings(c *server.Config) []setting {
 		{"VIGIL_KEEP_PINGS", "keep-pings", "1000", "pings kept per monitor; older ones are pruned", intSetting(&c.KeepPings, 10, 10_000_000)},
 		{"VIGIL_KEEP_RUNS", "keep-runs", "1000", "runs kept per monitor; older ones are pruned", intSetting(&c.KeepRuns, 10, 10_000_000)},
 		{"VIGIL_PRUNE_INTERVAL", "prune-interval", "10m", "how often old pings, runs and incidents are pruned", durationSetting(&c.PruneInterval, time.Second, 24*time.Hour)},
-		{"VIGIL_KEEP_HISTORY", "keep-history", "400d", "how long resolved incidents are kept, with their events, deliveries and attempts (days: 400d, or a duration: 72h)", daysSetting(&c.KeepHistory, time.Hour, 100*365*24*time.Hour)},
+		{"VIGIL_KEEP_HISTORY", "keep-history", "400d", "how long resolved incidents, with their events, deliveries and attempts, and pings are kept (days: 400d, or a duration: 72h)", daysSetting(&c.KeepHistory, time.Hour, 100*365*24*time.Hour)},
 		{"VIGIL_MAX_MONITORS_PER_PROJECT", "max-monitors-per-project", "10000", "most monitors one project may have, however they are created", intSetting(&c.MaxMonitorsPerProject, 1, 100_000_000)},
 		{"VIGIL_SHUTDOWN_TIMEOUT", "shutdown-timeout", "20s", "longest shutdown after SIGTERM: in-flight pings are answered, claims and deliveries finished or handed back", durationSetting(&c.ShutdownTimeout, time.Second, 10*time.Minute)},
 		{"VIGIL_DB_MAX_CONNS", "db-max-conns", "0", "PostgreSQL connections this process may open; 0 sizes the pool from its parts (20 with the defaults)", intSetting(&c.Database.MaxConns, 0, 10_000)},
@@ -124,9 +125,10 @@ func serverSettings(c *server.Config) []setting {
 	return core
 }
 
-// databaseSettings lists the settings of commands that only open the database.
+// databaseSettings lists the settings of commands that only open the
+// database: where it is, and the key file of its channel secrets.
 func databaseSettings(c *server.Config) []setting {
-	return serverSettings(c)[:1]
+	return serverSettings(c)[:2]
 }
 
 // parseSettings applies defaults, then the environment, then the flags of

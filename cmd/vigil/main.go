@@ -34,9 +34,14 @@ Commands:
   oncalendar next
              print the next elapses of a systemd calendar expression
   run        run a command and report it: vigil run [flags] -- COMMAND ARGS
-  bench      measure ping ingest: vigil bench ingest [flags]
+  bench      measure ping ingest or retention: vigil bench ingest|retention [flags]
   users      make dashboard accounts: vigil users create --email EMAIL --project NAME
   keys       manage API keys: vigil keys create|list|revoke
+  secrets    the key file of channel secrets: vigil secrets rotate|init
+  import healthchecks
+             make monitors from a Healthchecks.io project, keeping its ping URLs
+  sync crontab
+             create a monitor per crontab line over the API, and run each line under vigil run
   help       show this help
 
 Run "vigil <command> -h" for the flags of a command.
@@ -71,6 +76,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		err = usersCmd(env, args[1:])
 	case "keys":
 		err = keysCmd(env, args[1:])
+	case "secrets":
+		err = secretsCmd(env, args[1:])
+	case "sync":
+		err = syncCmd(env, args[1:])
+	case "import":
+		err = importCmd(env, args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -31,15 +31,15 @@ const (
 	monitorCols = `id, project_id, name, slug, tags, schedule_kind, schedule_expr, schedule_tz, every_seconds,
 		grace_seconds, max_runtime_seconds, deadline_seconds, alert_on_failure, failure_threshold,
 		recovery_threshold, overlap, channels, paused, source, discovered, retry_policy, ping_key,
-		created_at, updated_at, state, next_deadline, schedule_dialect, notify_output`
+		created_at, updated_at, state, next_deadline, schedule_dialect, notify_output, description`
 
 	qMonitorInsert = `INSERT INTO monitors (id, project_id, name, slug, tags, schedule_kind, schedule_expr,
 		schedule_tz, every_seconds, grace_seconds, max_runtime_seconds, deadline_seconds, alert_on_failure,
 		failure_threshold, recovery_threshold, overlap, channels, paused, source, discovered, retry_policy,
 		ping_key, created_at, updated_at, status, state, last_ping_at, next_expected_at, next_deadline,
-		schedule_dialect, notify_output)
+		schedule_dialect, notify_output, description)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20,
-		$21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31)`
+		$21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32)`
 	// qMonitorUpdate writes a monitor's whole row but its ID and project
 	// (MonitorModify). It takes qMonitorInsert's arguments.
 	qMonitorUpdate = `UPDATE monitors SET name = $3, slug = $4, tags = $5, schedule_kind = $6,
@@ -47,7 +47,8 @@ const (
 		max_runtime_seconds = $11, deadline_seconds = $12, alert_on_failure = $13, failure_threshold = $14,
 		recovery_threshold = $15, overlap = $16, channels = $17, paused = $18, source = $19,
 		discovered = $20, retry_policy = $21, ping_key = $22, created_at = $23, updated_at = $24, status = $25, state = $26,
-		last_ping_at = $27, next_expected_at = $28, next_deadline = $29, schedule_dialect = $30, notify_output = $31
+		last_ping_at = $27, next_expected_at = $28, next_deadline = $29, schedule_dialect = $30, notify_output = $31,
+		description = $32
 		WHERE id = $1 AND project_id = $2`
 	// qMonitorUpdateState writes the evaluated state of many monitors in one
 	// statement (PingRecordBatch, MonitorEvaluateDue).
@@ -87,14 +88,17 @@ const (
 	qMonitorNextDeadline = `SELECT min(next_deadline) FROM monitors WHERE NOT paused`
 
 	pingCols = `id, monitor_id, kind, at, rid, attempt, retry_at, exit_code, duration_ms, body, body_truncated,
-		remote_addr, user_agent`
+		remote_addr, user_agent, scheduled_at`
 	// qPingIDs reserves IDs for a batch's pings before they are written, so
 	// that incidents can name the ping that opened them and the pings can go
 	// in with one statement.
 	qPingIDs    = `SELECT nextval('pings_id_seq') FROM generate_series(1, $1)`
 	qPingInsert = `INSERT INTO pings (` + pingCols + `)
 		SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::integer[],
-			$7::timestamptz[], $8::integer[], $9::bigint[], $10::text[], $11::boolean[], $12::text[], $13::text[])`
+			$7::timestamptz[], $8::integer[], $9::bigint[], $10::text[], $11::boolean[], $12::text[], $13::text[],
+			$14::timestamptz[])`
+	qPingCountByMonitor = `SELECT p.monitor_id, count(*) FROM pings p JOIN monitors m ON m.id = p.monitor_id
+		WHERE m.project_id = $1 AND p.monitor_id = ANY($2::text[]) GROUP BY p.monitor_id`
 	qPingList = `SELECT ` + pingCols + ` FROM pings WHERE monitor_id = $1 AND ($2::bigint = 0 OR id < $2::bigint)
 		ORDER BY id DESC LIMIT $3`
 	// qPingPruneCutoffs finds, for a chunk of monitors in ID order, the
@@ -350,7 +354,7 @@ var queries = plan.Queries{
 	PersonFieldsSet: qMonitorPersonFieldsSet, SourceMonitors: qMonitorSyncLock,
 
 	PingList: qPingList, RunList: qRunList, RunListRecent: qRunListRecent, PingPruneCutoffs: qPingPruneCutoffs,
-	PingPrune: qPingPrune, RunPrune: qRunPrune,
+	PingPrune: qPingPrune, RunPrune: qRunPrune, PingCountByMonitor: qPingCountByMonitor,
 
 	IncidentGet: qIncidentGet, IncidentList: qIncidentList, IncidentExists: qIncidentExists,
 	IncidentEventList: qIncidentEventList, IncidentCountByKind: qIncidentCountByKind,
@@ -372,4 +376,5 @@ var queries = plan.Queries{
 	SessionDelete: qSessionDelete, SessionDeleteExpired: qSessionDeleteExpired,
 
 	LifecycleQueries: lifecycleQueries,
+	SecretQueries:    secretQueries,
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -27,6 +28,10 @@ type Options struct {
 	// that would create more fails with a *monitors.LimitError. 0 or less
 	// is no limit.
 	MaxMonitorsPerProject int
+	// Sealer, when set, encrypts channel configs at rest (secrets.Keyring);
+	// without it they are stored as given, and an encrypted one cannot be
+	// read.
+	Sealer plan.Sealer
 	// MaxConns, when positive, caps the connection pool that Open makes
 	// (pgxpool's default is the larger of 4 and the number of CPUs, or
 	// the URL's pool_max_conns).
@@ -78,6 +83,12 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	}
 	s := New(pool, opts)
 	s.ownPool = true
+	// Pings must have a partition for this month and the next ones before
+	// the first is taken; the prune loop keeps them ahead.
+	if _, err := s.PingAge(ctx, time.Now(), time.Time{}); err != nil {
+		pool.Close()
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -89,7 +100,8 @@ func New(pool *pgxpool.Pool, opts Options) *Store {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Store{pool: pool, log: log, enqueue: opts.EnqueueDeliveries}
-	s.Scripts = plan.Scripts{Driver: s, Q: &queries, Log: log, MaxMonitorsPerProject: opts.MaxMonitorsPerProject}
+	s.Scripts = plan.Scripts{Driver: s, Q: &queries, Log: log, MaxMonitorsPerProject: opts.MaxMonitorsPerProject,
+		Sealer: opts.Sealer}
 	return s
 }
 

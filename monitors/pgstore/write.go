@@ -152,7 +152,7 @@ func queuePings(b *pgx.Batch, pings []*monitors.Ping) {
 		mids, kinds, rids     = make([]string, n), make([]string, n), make([]string, n)
 		ats                   = make([]time.Time, n)
 		attempts              = make([]int32, n)
-		retryAt               = make([]*time.Time, n)
+		retryAt, scheduledAt  = make([]*time.Time, n), make([]*time.Time, n)
 		exits                 = make([]*int32, n)
 		durations             = make([]*int64, n)
 		bodies, addrs, agents = make([]string, n), make([]string, n), make([]string, n)
@@ -162,8 +162,10 @@ func queuePings(b *pgx.Batch, pings []*monitors.Ping) {
 		ids[i], mids[i], kinds[i], rids[i] = p.ID, p.MonitorID, string(p.Kind), p.RID
 		ats[i], attempts[i], retryAt[i], exits[i], durations[i] = p.At.UTC(), int32(p.Attempt), utcPtr(p.RetryAt), int32Ptr(p.ExitCode), p.DurationMS
 		bodies[i], truncated[i], addrs[i], agents[i] = p.Body, p.BodyTruncated, p.RemoteAddr, p.UserAgent
+		scheduledAt[i] = utcPtr(p.ScheduledAt)
 	}
-	b.Queue(qPingInsert, ids, mids, kinds, ats, rids, attempts, retryAt, exits, durations, bodies, truncated, addrs, agents)
+	b.Queue(qPingInsert, ids, mids, kinds, ats, rids, attempts, retryAt, exits, durations, bodies, truncated, addrs, agents,
+		scheduledAt)
 }
 
 func int32Ptr(p *int) *int32 {

@@ -181,6 +181,25 @@ func (s *Scripts) check(ctx context.Context, what, q string, args ...any) error 
 	return wrapErr(err, "%s", what)
 }
 
+// PingCountByMonitor counts the pings kept of the project's monitors with
+// those IDs, by ID; monitors without pings, or unknown, are left out.
+func (s *Scripts) PingCountByMonitor(ctx context.Context, projectID string, ids []string) (map[string]int64, error) {
+	type count struct {
+		id string
+		n  int64
+	}
+	rows, err := All(ctx, s.r(), func(r Row) (c count, err error) { return c, r.Scan(&c.id, &c.n) },
+		s.Q.PingCountByMonitor, projectID, nonNil(ids))
+	if err != nil {
+		return nil, fmt.Errorf("count pings: %w", err)
+	}
+	out := make(map[string]int64, len(rows))
+	for _, r := range rows {
+		out[r.id] = r.n
+	}
+	return out, nil
+}
+
 // PingList returns a monitor's pings, newest first, before p.Before when it
 // is not 0. A monitor of another project is monitors.ErrNotFound.
 func (s *Scripts) PingList(ctx context.Context, p *monitors.HistoryListParams) ([]*monitors.Ping, error) {
@@ -258,7 +277,11 @@ func (s *Scripts) OutageList(ctx context.Context, p *monitors.OutageListParams) 
 // monitors.ErrNotFound.
 func (s *Scripts) ChannelCreate(ctx context.Context, p *monitors.ChannelCreateParams) (*monitors.Channel, error) {
 	now := NowOr(p.Now)
-	if _, err := s.w().Exec(ctx, s.Q.ChannelCreate, p.ID, p.ProjectID, p.Kind, p.Name, ConfigArg(p.Config),
+	config, err := s.configArg(p.ID, p.Config)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.w().Exec(ctx, s.Q.ChannelCreate, p.ID, p.ProjectID, p.Kind, p.Name, config,
 		p.IsDefault, now, now); err != nil {
 		return nil, fmt.Errorf("create channel: %w", err)
 	}
@@ -266,11 +289,11 @@ func (s *Scripts) ChannelCreate(ctx context.Context, p *monitors.ChannelCreatePa
 }
 
 func (s *Scripts) ChannelGet(ctx context.Context, projectID, id string) (*monitors.Channel, error) {
-	return wrap(One(ctx, s.r(), scanChannel, s.Q.ChannelGet, projectID, id))("get channel %s", id)
+	return wrap(s.openChannel(One(ctx, s.r(), scanChannel, s.Q.ChannelGet, projectID, id)))("get channel %s", id)
 }
 
 func (s *Scripts) ChannelList(ctx context.Context, p *monitors.ChannelListParams) ([]*monitors.Channel, error) {
-	return wrap(All(ctx, s.r(), scanChannel, s.Q.ChannelList, p.ProjectID, LimitArg(p.Limit), max(p.Offset, 0)))("list channels")
+	return wrap(s.openChannels(All(ctx, s.r(), scanChannel, s.Q.ChannelList, p.ProjectID, LimitArg(p.Limit), max(p.Offset, 0))))("list channels")
 }
 
 // DeliveryGet returns a delivery of the project, with the event it carries

@@ -65,6 +65,16 @@ func (s *Scripts) PingRecordBatch(ctx context.Context, p *monitors.PingRecordBat
 				results[i].Err = fmt.Errorf("record ping: %w", monitors.ErrNotFound)
 				continue
 			}
+			if pp.Update != nil && !loaded.created[m.ID] {
+				pingErr, err := s.updateMonitor(ctx, tx, &b, m, pp)
+				if err != nil {
+					return err
+				}
+				if pingErr != nil {
+					results[i].Err = fmt.Errorf("update monitor %s: %w", m.ID, pingErr)
+					continue
+				}
+			}
 			ping := CleanPing(pp.Ping)
 			ping.MonitorID = m.ID
 			if len(ids) > 0 {
@@ -80,7 +90,7 @@ func (s *Scripts) PingRecordBatch(ctx context.Context, p *monitors.PingRecordBat
 			if err := b.change(m, tr, &ping, false); err != nil {
 				return err
 			}
-			results[i].MonitorID, results[i].Transition = m.ID, tr
+			results[i].MonitorID, results[i].Monitor, results[i].Transition = m.ID, m, tr
 		}
 		if err := s.write(ctx, tx, b.done()); err != nil {
 			return fmt.Errorf("record pings: %w", err)
@@ -97,6 +107,36 @@ func (s *Scripts) PingRecordBatch(ctx context.Context, p *monitors.PingRecordBat
 		}
 	}
 	return results, nil
+}
+
+// updateMonitor changes m's settings with pp.Update (a ping with
+// update=1) under the batch's lock of m: the monitor's whole row and its
+// person fields are written with the batch. An error of Update fails the
+// ping alone (pingErr) and changes nothing; err fails the batch.
+func (s *Scripts) updateMonitor(ctx context.Context, tx Tx, b *builder, m *monitors.Monitor, pp *monitors.PingRecordParams) (pingErr, err error) {
+	pf, err := One(ctx, tx, scalar[[]string], s.Q.PersonFieldsGet, m.ProjectID, m.ID)
+	if err != nil {
+		return nil, fmt.Errorf("load person fields of monitor %s: %w", m.ID, err)
+	}
+	// The change is made on a copy, kept only when it succeeds: the
+	// batch's other pings see m.
+	c := *m
+	tr, fields, err := pp.Update(&c, pf)
+	if err != nil {
+		return err, nil
+	}
+	if c.ID != m.ID || c.ProjectID != m.ProjectID {
+		return errIdentity, nil
+	}
+	*m = c
+	if fields == nil {
+		fields = []string{}
+	}
+	if _, err := tx.Exec(ctx, s.Q.PersonFieldsSet, m.ProjectID, m.ID, fields); err != nil {
+		return nil, fmt.Errorf("set person fields of monitor %s: %w", m.ID, err)
+	}
+	b.w.FullRow = true
+	return nil, b.change(m, tr, nil, false)
 }
 
 // createMonitors creates, from NewMonitor, the monitors that create=1 pings
@@ -138,6 +178,9 @@ func (s *Scripts) createMonitors(ctx context.Context, tx Tx, pings []*monitors.P
 			var created bool
 			if m, created, err = tx.MonitorCreate(ctx, m); err == nil {
 				loaded.add(m)
+				if created {
+					loaded.created[m.ID] = true
+				}
 				results[wt.first].Created = created
 				continue
 			}
@@ -188,6 +231,7 @@ type monitorIndex struct {
 	projects  map[string]string // project ping key → project ID
 	byPingKey map[string]*monitors.Monitor
 	bySlug    map[slugKey]*monitors.Monitor
+	created   map[string]bool // IDs of the monitors this batch created
 }
 
 func newMonitorIndex(projects map[string]string) *monitorIndex {
@@ -195,7 +239,7 @@ func newMonitorIndex(projects map[string]string) *monitorIndex {
 		projects = map[string]string{}
 	}
 	return &monitorIndex{projects: projects, byPingKey: make(map[string]*monitors.Monitor),
-		bySlug: make(map[slugKey]*monitors.Monitor)}
+		bySlug: make(map[slugKey]*monitors.Monitor), created: make(map[string]bool)}
 }
 
 func (x *monitorIndex) add(m *monitors.Monitor) {
@@ -222,6 +266,10 @@ func CleanPing(p monitors.Ping) monitors.Ping {
 	if p.RetryAt != nil {
 		t := p.RetryAt.UTC().Truncate(time.Microsecond)
 		p.RetryAt = &t
+	}
+	if p.ScheduledAt != nil {
+		t := p.ScheduledAt.UTC().Truncate(time.Microsecond)
+		p.ScheduledAt = &t
 	}
 	p.RID, p.Body = CleanText(p.RID), CleanText(p.Body)
 	p.RemoteAddr, p.UserAgent = CleanText(p.RemoteAddr), CleanText(p.UserAgent)

@@ -15,6 +15,9 @@ type Queries struct {
 	MonitorPersonFields, PersonFieldsGet, PersonFieldsSet, SourceMonitors                        string
 
 	PingList, RunList, RunListRecent, PingPruneCutoffs, PingPrune, RunPrune string
+	// PingCountByMonitor counts the pings kept of the monitors of project $1
+	// with the IDs $2, by monitor: rows (monitor_id, count).
+	PingCountByMonitor string
 
 	IncidentGet, IncidentList, IncidentExists, IncidentEventList, IncidentCountByKind string
 
@@ -33,6 +36,17 @@ type Queries struct {
 	SessionInsert, SessionGet, SessionExtend, SessionDelete, SessionDeleteExpired string
 
 	LifecycleQueries
+	SecretQueries
+}
+
+// SecretQueries are the statements of sealing channel configs (see
+// sealed.go).
+type SecretQueries struct {
+	// ChannelPage lists up to $2 channels of every project with an ID
+	// after $1, by ID.
+	ChannelPage string
+	// ChannelConfigSet sets the stored config ($3) of a channel.
+	ChannelConfigSet string
 }
 
 // LifecycleQueries are the statements of the lifecycle of accounts and
@@ -47,4 +61,8 @@ type LifecycleQueries struct {
 	// IncidentPruneBatch deletes up to $2 incidents resolved before $1,
 	// with no delivery pending.
 	IncidentPruneBatch string
+	// PingPruneBefore deletes up to $2 of the oldest pings (by ID) that
+	// were received before $1. Empty on a store whose Driver is a
+	// [PingAger].
+	PingPruneBefore string
 }

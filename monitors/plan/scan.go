@@ -29,6 +29,7 @@ func MonitorArgs(m *monitors.Monitor) ([]any, error) {
 		nonNil(m.Channels), m.Paused, m.Source, m.Discovered, retry, m.PingKey,
 		m.CreatedAt.UTC(), m.UpdatedAt.UTC(), string(m.State.Status), state, TimeOrNil(m.State.LastPingAt),
 		TimeOrNil(m.State.Expected), CeilMicro(m.NextDeadlineAt), string(m.Schedule.Dialect), !m.HideOutput,
+		m.Description,
 	}, nil
 }
 
@@ -43,7 +44,7 @@ func ScanMonitor(r Row, extra ...any) (*monitors.Monitor, error) {
 		&m.Schedule.TZ, &m.Schedule.EverySeconds, &m.GraceSeconds, &m.MaxRuntimeSeconds, &m.DeadlineSeconds,
 		&m.AlertOnFailure, &m.FailureThreshold, &m.RecoveryThreshold, &m.Overlap, &m.Channels, &m.Paused,
 		&m.Source, &m.Discovered, &retry, &m.PingKey, &m.CreatedAt, &m.UpdatedAt, &state, &m.NextDeadlineAt,
-		&m.Schedule.Dialect, &notifyOutput}, extra...)...)
+		&m.Schedule.Dialect, &notifyOutput, &m.Description}, extra...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +68,7 @@ func scanAPIKey(r Row) (*monitors.APIKey, error) {
 func scanPing(r Row) (*monitors.Ping, error) {
 	var pg monitors.Ping
 	return &pg, r.Scan(&pg.ID, &pg.MonitorID, &pg.Kind, &pg.At, &pg.RID, &pg.Attempt, &pg.RetryAt, &pg.ExitCode,
-		&pg.DurationMS, &pg.Body, &pg.BodyTruncated, &pg.RemoteAddr, &pg.UserAgent)
+		&pg.DurationMS, &pg.Body, &pg.BodyTruncated, &pg.RemoteAddr, &pg.UserAgent, &pg.ScheduledAt)
 }
 
 func scanRun(r Row) (*monitors.Run, error) {

@@ -25,6 +25,10 @@ type Scripts struct {
 	// that would create more fails with a *monitors.LimitError and writes
 	// nothing of it. 0 or less is no limit.
 	MaxMonitorsPerProject int
+	// Sealer, when set, encrypts channel configs at rest (see sealed.go).
+	// Without it they are stored as they are, and an encrypted one cannot
+	// be read.
+	Sealer Sealer
 }
 
 func (s *Scripts) log() *slog.Logger {
@@ -453,11 +457,54 @@ type pruneCut struct {
 	ping, run *int64
 }
 
-// PingPrune deletes all but the newest p.KeepPings pings and p.KeepRuns
-// runs of each monitor, and returns how many rows (pings and runs) it
-// deleted. A Keep value of 0 or less leaves that history alone, so that a
-// zero value never deletes everything.
+// PingPrune deletes the pings received before p.Before (when set), then
+// all but the newest p.KeepPings pings and p.KeepRuns runs of each
+// monitor, and returns how many rows (pings and runs) it deleted. A Keep
+// value of 0 or less leaves that history alone, so that a zero value never
+// deletes everything.
 func (s *Scripts) PingPrune(ctx context.Context, p *monitors.PingPruneParams) (int64, error) {
+	aged, err := s.pingAge(ctx, p)
+	if err != nil {
+		return aged, err
+	}
+	n, err := s.pingPruneCount(ctx, p)
+	return aged + n, err
+}
+
+// pingAge removes the pings received before p.Before: by the store's own
+// means when its Driver is a [PingAger], otherwise in chunks of the oldest
+// pings, each its own statement.
+func (s *Scripts) pingAge(ctx context.Context, p *monitors.PingPruneParams) (int64, error) {
+	if p.Before.IsZero() {
+		return 0, nil
+	}
+	if a, ok := s.Driver.(PingAger); ok {
+		now := p.Now
+		if now.IsZero() {
+			now = time.Now()
+		}
+		n, err := a.PingAge(ctx, now.UTC(), p.Before.UTC())
+		if err != nil {
+			return n, fmt.Errorf("age out pings: %w", err)
+		}
+		return n, nil
+	}
+	var deleted int64
+	for {
+		n, err := s.w().Exec(ctx, s.Q.PingPruneBefore, p.Before.UTC(), pruneDeleteChunk)
+		deleted += n
+		if err != nil {
+			return deleted, fmt.Errorf("age out pings received before %s: %w", p.Before.UTC().Format(time.RFC3339), err)
+		}
+		if n < pruneDeleteChunk {
+			return deleted, nil
+		}
+	}
+}
+
+// pingPruneCount keeps the newest p.KeepPings pings and p.KeepRuns runs of
+// each monitor.
+func (s *Scripts) pingPruneCount(ctx context.Context, p *monitors.PingPruneParams) (int64, error) {
 	if p.KeepPings <= 0 && p.KeepRuns <= 0 {
 		return 0, nil
 	}
@@ -509,7 +556,7 @@ func (s *Scripts) PingPrune(ctx context.Context, p *monitors.PingPruneParams) (i
 // writes it.
 func (s *Scripts) ChannelModify(ctx context.Context, p *monitors.ChannelModifyParams) (*monitors.Channel, error) {
 	err := s.Driver.InTx(ctx, func(tx Tx) error {
-		c, err := One(ctx, tx, scanChannel, s.Q.ChannelLock, p.ProjectID, p.ID)
+		c, err := s.openChannel(One(ctx, tx, scanChannel, s.Q.ChannelLock, p.ProjectID, p.ID))
 		if err != nil {
 			return fmt.Errorf("modify channel %s: %w", p.ID, err)
 		}
@@ -518,7 +565,11 @@ func (s *Scripts) ChannelModify(ctx context.Context, p *monitors.ChannelModifyPa
 		}
 		c.ID, c.ProjectID = p.ID, p.ProjectID
 		c.UpdatedAt = c.UpdatedAt.UTC().Truncate(time.Microsecond)
-		if _, err := tx.Exec(ctx, s.Q.ChannelUpdate, c.ProjectID, c.ID, c.Name, ConfigArg(c.Config), c.IsDefault, c.UpdatedAt); err != nil {
+		config, err := s.configArg(c.ID, c.Config)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, s.Q.ChannelUpdate, c.ProjectID, c.ID, c.Name, config, c.IsDefault, c.UpdatedAt); err != nil {
 			return fmt.Errorf("modify channel %s: %w", p.ID, err)
 		}
 		return nil

@@ -18,6 +18,16 @@ type Driver interface {
 	Writer() DB
 }
 
+// PingAger is a [Driver] that ages pings out its own way instead of
+// deleting them row by row: PostgreSQL drops whole time partitions.
+type PingAger interface {
+	// PingAge makes the partitions the coming months' pings go to and
+	// drops those wholly older than before. It returns how many pings it
+	// removed as far as it knows them without counting (0 when dropping
+	// partitions, which it logs).
+	PingAge(ctx context.Context, now, before time.Time) (int64, error)
+}
+
 // Tx is one write transaction of a store: single statements through DB,
 // and the steps each database does its own way. Reads of rows to change
 // lock them (FOR UPDATE on PostgreSQL; SQLite's write transaction holds

@@ -18,7 +18,8 @@ import (
 // it does not stop the writer (pings keep being stored meanwhile; they
 // are not in the copy if they were committed after it began). The copy
 // is compacted, and checked with PRAGMA integrity_check before Backup
-// returns. It refuses a dest that exists, and a path that does not.
+// returns. It refuses a dest that exists, and a path that does not. The
+// copy is created 0600, as the database is.
 func Backup(ctx context.Context, path, dest string) error {
 	if _, err := os.Stat(path); err != nil {
 		return fmt.Errorf("back up %s: %w", path, err)
@@ -41,6 +42,11 @@ func Backup(ctx context.Context, path, dest string) error {
 	}
 	if tables == 0 {
 		return fmt.Errorf("back up %s: not a Vigil database (it has no migrations)", path)
+	}
+	// The copy holds what the database does: create it readable by its
+	// owner only (VACUUM INTO writes into an empty file it is given).
+	if err := createPrivate(dest); err != nil {
+		return fmt.Errorf("back up to %s: %w", dest, err)
 	}
 	if _, err := db.ExecContext(ctx, `VACUUM INTO ?`, dest); err != nil {
 		_ = os.Remove(dest)

@@ -26,4 +26,15 @@ var lifecycleQueries = plan.LifecycleQueries{
 		WHERE i.resolved_at IS NOT NULL AND i.resolved_at < ?1
 			AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.incident_id = i.id AND d.state = 'pending')
 		ORDER BY i.resolved_at LIMIT ?2)`,
+	// PingPruneBefore looks only at the oldest ?2 pings by ID (the order
+	// they arrived in), so that it costs one short range of the table
+	// whether or not any ping is old enough.
+	PingPruneBefore: `DELETE FROM pings WHERE id IN (
+		SELECT id FROM (SELECT id, at FROM pings ORDER BY id LIMIT ?2) WHERE at < ?1)`,
+}
+
+// secretQueries are the statements of sealing channel configs.
+var secretQueries = plan.SecretQueries{
+	ChannelPage:      `SELECT ` + channelCols + ` FROM channels WHERE id > ?1 ORDER BY id LIMIT ?2`,
+	ChannelConfigSet: `UPDATE channels SET config = ?3 WHERE project_id = ?1 AND id = ?2`,
 }

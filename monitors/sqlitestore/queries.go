@@ -42,15 +42,15 @@ const (
 	monitorCols = `id, project_id, name, slug, tags, schedule_kind, schedule_expr, schedule_tz, every_seconds,
 		grace_seconds, max_runtime_seconds, deadline_seconds, alert_on_failure, failure_threshold,
 		recovery_threshold, overlap, channels, paused, source, discovered, retry_policy, ping_key,
-		created_at, updated_at, state, next_deadline, schedule_dialect, notify_output`
+		created_at, updated_at, state, next_deadline, schedule_dialect, notify_output, description`
 
 	qMonitorInsert = `INSERT INTO monitors (id, project_id, name, slug, tags, schedule_kind, schedule_expr,
 		schedule_tz, every_seconds, grace_seconds, max_runtime_seconds, deadline_seconds, alert_on_failure,
 		failure_threshold, recovery_threshold, overlap, channels, paused, source, discovered, retry_policy,
 		ping_key, created_at, updated_at, status, state, last_ping_at, next_expected_at, next_deadline,
-		schedule_dialect, notify_output)
+		schedule_dialect, notify_output, description)
 		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20,
-		?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31)`
+		?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32)`
 	// qMonitorUpdate writes a monitor's whole row but its ID and project
 	// (MonitorModify). It takes qMonitorInsert's arguments.
 	qMonitorUpdate = `UPDATE monitors SET name = ?3, slug = ?4, tags = ?5, schedule_kind = ?6,
@@ -58,7 +58,8 @@ const (
 		max_runtime_seconds = ?11, deadline_seconds = ?12, alert_on_failure = ?13, failure_threshold = ?14,
 		recovery_threshold = ?15, overlap = ?16, channels = ?17, paused = ?18, source = ?19,
 		discovered = ?20, retry_policy = ?21, ping_key = ?22, created_at = ?23, updated_at = ?24, status = ?25, state = ?26,
-		last_ping_at = ?27, next_expected_at = ?28, next_deadline = ?29, schedule_dialect = ?30, notify_output = ?31
+		last_ping_at = ?27, next_expected_at = ?28, next_deadline = ?29, schedule_dialect = ?30, notify_output = ?31,
+		description = ?32
 		WHERE id = ?1 AND project_id = ?2`
 	// qMonitorUpdateState writes the evaluated state of many monitors in one
 	// statement (PingRecordBatch, MonitorEvaluateDue), one row of
@@ -94,15 +95,17 @@ const (
 	qMonitorNextDeadline = `SELECT min(next_deadline) FROM monitors WHERE NOT paused AND next_deadline IS NOT NULL`
 
 	pingCols = `id, monitor_id, kind, at, rid, attempt, retry_at, exit_code, duration_ms, body, body_truncated,
-		remote_addr, user_agent`
+		remote_addr, user_agent, scheduled_at`
 	// qPingInsert inserts many pings in one statement, one row of
 	// qPingInsertRow each. IDs grow in row order (AUTOINCREMENT gives each
 	// new row an ID above any before it), so the sorted IDs returned are
 	// the rows' IDs in order.
 	qPingInsert = `INSERT INTO pings (monitor_id, kind, at, rid, attempt, retry_at, exit_code, duration_ms,
-		body, body_truncated, remote_addr, user_agent) VALUES %s RETURNING id`
-	qPingInsertRow = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	qPingList      = `SELECT ` + pingCols + ` FROM pings WHERE monitor_id = ?1 AND (?2 = 0 OR id < ?2)
+		body, body_truncated, remote_addr, user_agent, scheduled_at) VALUES %s RETURNING id`
+	qPingInsertRow      = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	qPingCountByMonitor = `SELECT p.monitor_id, count(*) FROM pings p JOIN monitors m ON m.id = p.monitor_id
+		WHERE m.project_id = ?1 AND p.monitor_id IN (SELECT value FROM json_each(?2)) GROUP BY p.monitor_id`
+	qPingList = `SELECT ` + pingCols + ` FROM pings WHERE monitor_id = ?1 AND (?2 = 0 OR id < ?2)
 		ORDER BY id DESC LIMIT coalesce(?3, -1)`
 	// qPingPruneCutoffs finds, for a chunk of monitors in ID order, the
 	// newest ping and run that are no longer kept.
@@ -442,7 +445,7 @@ var queries = plan.Queries{
 	PersonFieldsSet: qMonitorPersonFieldsSet, SourceMonitors: qMonitorSyncLock,
 
 	PingList: qPingList, RunList: qRunList, RunListRecent: qRunListRecent, PingPruneCutoffs: qPingPruneCutoffs,
-	PingPrune: qPingPrune, RunPrune: qRunPrune,
+	PingPrune: qPingPrune, RunPrune: qRunPrune, PingCountByMonitor: qPingCountByMonitor,
 
 	IncidentGet: qIncidentGet, IncidentList: qIncidentList, IncidentExists: qIncidentExists,
 	IncidentEventList: qIncidentEventList, IncidentCountByKind: qIncidentCountByKind,
@@ -464,4 +467,5 @@ var queries = plan.Queries{
 	SessionDelete: qSessionDelete, SessionDeleteExpired: qSessionDeleteExpired,
 
 	LifecycleQueries: lifecycleQueries,
+	SecretQueries:    secretQueries,
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/vigilhq/vigil/internal/testdb"
 	"github.com/vigilhq/vigil/monitors"
+	"github.com/vigilhq/vigil/monitors/plan"
 	"github.com/vigilhq/vigil/monitors/sqlitestore"
 	"github.com/vigilhq/vigil/monitors/storetest"
 )
@@ -100,4 +101,87 @@ func TestPathWithOddCharacters(t *testing.T) {
 
 func BenchmarkPingRecordBatch(b *testing.B) {
 	storetest.BenchmarkPingRecordBatch(b, func(tb testing.TB) monitors.Store { return testdb.SQLite(tb) })
+}
+
+// TestPingAgeLimit checks that pings received before the age limit go,
+// oldest first, whatever the count kept, and that newer ones stay.
+func TestPingAgeLimit(t *testing.T) {
+	t.Parallel()
+	s := testdb.SQLite(t)
+	ctx := t.Context()
+	p := storetest.MustProject(t, s)
+	m := storetest.MustMonitor(t, s, p.ID, "job", nil)
+	const n = 12_000 // more than one chunk of deletes
+	pings := make([]*monitors.PingRecordParams, 0, 1000)
+	for i := range n {
+		pings = append(pings, storetest.Ping(m, monitors.PingLog, storetest.T0.Add(time.Duration(i)*time.Minute)))
+		if len(pings) == cap(pings) {
+			_, err := s.PingRecordBatch(ctx, &monitors.PingRecordBatchParams{Pings: pings})
+			require.NoError(t, err)
+			pings = pings[:0]
+		}
+	}
+	before := storetest.T0.Add(11_000 * time.Minute)
+	deleted, err := s.PingPrune(ctx, &monitors.PingPruneParams{KeepPings: 100_000, KeepRuns: 100_000, Before: before})
+	require.NoError(t, err)
+	require.EqualValues(t, 11_000, deleted)
+	got, err := s.PingList(ctx, &monitors.HistoryListParams{ProjectID: p.ID, MonitorID: m.ID, Limit: n})
+	require.NoError(t, err)
+	require.Len(t, got, 1000)
+	require.True(t, got[len(got)-1].At.Equal(before), "the oldest left is the first at the limit: %v", got[len(got)-1].At)
+
+	deleted, err = s.PingPrune(ctx, &monitors.PingPruneParams{KeepPings: 100_000, KeepRuns: 100_000, Before: before})
+	require.NoError(t, err)
+	require.Zero(t, deleted, "a second prune finds nothing")
+}
+
+// TestFilesArePrivate checks that the database, its WAL and shared-memory
+// files and a backup of it are created readable by their owner only, even
+// under a permissive umask: they hold ping keys and hashes of passwords
+// and API keys.
+func TestFilesArePrivate(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "vigil.db")
+	s, err := sqlitestore.Open(t.Context(), path, sqlitestore.Options{})
+	require.NoError(t, err)
+	defer s.Close()
+	_, err = s.ProjectCreate(t.Context(), &monitors.ProjectCreateParams{ID: "p", Name: "p", PingKey: "k", Now: time.Now()})
+	require.NoError(t, err)
+	backup := filepath.Join(dir, "copy.db")
+	require.NoError(t, sqlitestore.Backup(t.Context(), path, backup))
+	for _, f := range []string{path, path + "-wal", path + "-shm", backup} {
+		st, err := os.Stat(f)
+		require.NoError(t, err)
+		require.Equal(t, os.FileMode(0o600), st.Mode().Perm(), "%s is %v", filepath.Base(f), st.Mode().Perm())
+	}
+
+	// A file that exists keeps the mode its operator gave it.
+	other := filepath.Join(dir, "shared.db")
+	require.NoError(t, os.WriteFile(other, nil, 0o640))
+	require.NoError(t, os.Chmod(other, 0o640))
+	s2, err := sqlitestore.Open(t.Context(), other, sqlitestore.Options{})
+	require.NoError(t, err)
+	require.NoError(t, s2.Close())
+	st, err := os.Stat(other)
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o640), st.Mode().Perm())
+}
+
+func TestSealing(t *testing.T) {
+	storetest.RunSealing(t, storetest.Sealing{
+		NewDB: func(t *testing.T) string { return testdb.SQLitePath(t) },
+		Open: func(t *testing.T, db string, sealer plan.Sealer) monitors.Store {
+			s, err := sqlitestore.Open(t.Context(), db, sqlitestore.Options{Logger: testdb.Logger(t), Sealer: sealer})
+			require.NoError(t, err)
+			t.Cleanup(func() { require.NoError(t, s.Close()) })
+			return s
+		},
+		RawConfig: func(t *testing.T, s monitors.Store, channelID string) string {
+			var raw string
+			require.NoError(t, sqlitestore.Writer(s.(*sqlitestore.Store)).QueryRowContext(t.Context(),
+				`SELECT config FROM channels WHERE id = ?`, channelID).Scan(&raw))
+			return raw
+		},
+	})
 }

@@ -5,8 +5,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net/url"
+	"os"
 	"runtime"
 	"sync"
 
@@ -29,6 +31,10 @@ type Options struct {
 	// that would create more fails with a *monitors.LimitError. 0 or less
 	// is no limit.
 	MaxMonitorsPerProject int
+	// Sealer, when set, encrypts channel configs at rest (secrets.Keyring);
+	// without it they are stored as given, and an encrypted one cannot be
+	// read.
+	Sealer plan.Sealer
 }
 
 // busyTimeoutMS is how long a connection waits for a lock held by another
@@ -77,6 +83,9 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
+	}
+	if err := createPrivate(path); err != nil {
+		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}
 	file := "file:" + (&url.URL{Path: path}).EscapedPath()
 	common := url.Values{}
@@ -135,8 +144,30 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}
 	s := &Store{path: path, w: w, r: r, stmts: stmts, log: log, enqueue: opts.EnqueueDeliveries}
-	s.Scripts = plan.Scripts{Driver: s, Q: &queries, Log: log, MaxMonitorsPerProject: opts.MaxMonitorsPerProject}
+	s.Scripts = plan.Scripts{Driver: s, Q: &queries, Log: log, MaxMonitorsPerProject: opts.MaxMonitorsPerProject,
+		Sealer: opts.Sealer}
 	return s, nil
+}
+
+// createPrivate creates the database file at path, empty and readable by
+// its owner only (0600), when it does not exist. SQLite would create it
+// 0644, readable by every user of the machine, and the database holds the
+// ping keys and the hashes of passwords and API keys. SQLite gives the WAL
+// and shared-memory files (path-wal, path-shm) the mode of the database
+// file, so they are 0600 too. An existing file keeps its mode: the
+// operator chose it.
+func createPrivate(path string) error {
+	if path == ":memory:" {
+		return nil
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("create database file: %w", err)
+	}
+	return f.Close()
 }
 
 // Ping checks that the database answers.

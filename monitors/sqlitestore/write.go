@@ -75,10 +75,11 @@ func (t txn) insertPings(ctx context.Context, pings []*monitors.Ping) error {
 	for _, n := range chunks(len(pings)) {
 		chunk := pings[:n]
 		pings = pings[n:]
-		args := make([]any, 0, n*12)
+		args := make([]any, 0, n*13)
 		for _, p := range chunk {
 			args = append(args, p.MonitorID, string(p.Kind), micros(p.At), p.RID, p.Attempt, microsPtr(p.RetryAt),
-				nullInt(p.ExitCode), nullInt64(p.DurationMS), p.Body, p.BodyTruncated, p.RemoteAddr, p.UserAgent)
+				nullInt(p.ExitCode), nullInt64(p.DurationMS), p.Body, p.BodyTruncated, p.RemoteAddr, p.UserAgent,
+				microsPtr(p.ScheduledAt))
 		}
 		rows, err := t.tx.StmtContext(ctx, t.s.stmts.pingInsert.stmt(n)).QueryContext(ctx, args...)
 		if err != nil {

@@ -31,6 +31,7 @@ func runAPI(t *testing.T, newStore func(t *testing.T) monitors.Store) {
 		{"MonitorCountByStatus", testMonitorCountByStatus},
 		{"IncidentCountByKind", testIncidentCountByKind},
 		{"ProjectBadgeKey", testProjectBadgeKey},
+		{"PingCountByMonitor", testPingCountByMonitor},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -435,4 +436,22 @@ func testProjectBadgeKey(t *testing.T, b *bundle) {
 	require.NotEqual(t, k1, k2)
 	_, err = s.ProjectBadgeKey(ctx, "prj_missing")
 	require.ErrorIs(t, err, monitors.ErrNotFound)
+}
+
+func testPingCountByMonitor(t *testing.T, b *bundle) {
+	s, ctx := b.s, b.ctx
+	m := b.monitor(t, "counted", nil)
+	quiet := b.monitor(t, "quiet", nil)
+	for i, kind := range []monitors.PingKind{monitors.PingStart, monitors.PingSuccess, monitors.PingLog} {
+		res, err := s.PingRecordBatch(ctx, &monitors.PingRecordBatchParams{Pings: []*monitors.PingRecordParams{
+			{PingKey: m.PingKey, Ping: monitors.Ping{Kind: kind, At: T0.Add(time.Duration(i) * time.Second)}}}})
+		require.NoError(t, err)
+		require.NoError(t, res[0].Err)
+	}
+	n, err := s.PingCountByMonitor(ctx, b.prj.ID, []string{m.ID, quiet.ID, "missing"})
+	require.NoError(t, err)
+	require.Equal(t, map[string]int64{m.ID: 3}, n)
+	n, err = s.PingCountByMonitor(ctx, "prj_other", []string{m.ID})
+	require.NoError(t, err)
+	require.Empty(t, n, "another project counts none")
 }

@@ -62,6 +62,7 @@ func Run(t *testing.T, newStore func(t *testing.T) monitors.Store, caps Caps) {
 		{"PingRecordBatch/UnknownFailsAlone", testPingUnknownFailsAlone},
 		{"PingRecordBatch/Create", testPingCreate},
 		{"PingRecordBatch/CreateConflictFailsAlone", testPingCreateConflict},
+		{"PingRecordBatch/Update", testPingUpdate},
 		{"PingRecordBatch/SameMonitorKeepsOrder", testPingSameMonitorOrder},
 		{"PingRecordBatch/LargeBatchOrder", testPingLargeBatchOrder},
 		{"PingRecordBatch/Incidents", testPingIncidents},
@@ -260,6 +261,7 @@ func testMonitorRoundTrip(t *testing.T, b *bundle) {
 	expected := T0.Add(time.Hour)
 	m := NewMonitor(b.prj.ID, "nightly-import", func(m *monitors.Monitor) {
 		m.Name = "Nightly import"
+		m.Description = "Imports yesterday's orders; call #data on failure"
 		m.Tags = []string{"etl", "nightly"}
 		m.Schedule = monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: "0 2 * * *", TZ: "Europe/Berlin",
 			Dialect: monitors.DialectRobfig}
@@ -607,6 +609,9 @@ func testPingAppliesState(t *testing.T, b *bundle) {
 	require.Len(t, stored, 2)
 	for i, r := range res {
 		require.Equal(t, m.ID, r.MonitorID)
+		require.NotNil(t, r.Monitor, "the result carries the monitor")
+		require.Equal(t, m.ID, r.Monitor.ID)
+		require.Equal(t, m.Schedule, r.Monitor.Schedule)
 		require.NotZero(t, r.PingID)
 		require.False(t, r.Created)
 		require.Equal(t, wantTr[i], r.Transition)
@@ -632,12 +637,16 @@ func testPingFields(t *testing.T, b *bundle) {
 	s := b.s
 	m := b.monitor(t, "job", nil)
 	retryAt := T0.Add(10 * time.Minute)
+	// The occurrence the attempt belongs to (scheduled_at), in another zone
+	// and finer than a microsecond: stored in UTC, to the microsecond.
+	scheduledAt := T0.Add(-time.Hour + 7*time.Nanosecond + 2*time.Microsecond).In(time.FixedZone("UTC+2", 2*3600))
 	p := monitors.Ping{Kind: monitors.PingFail, At: T0.Add(123456789 * time.Nanosecond), RID: "run-1", Attempt: 2, RetryAt: &retryAt,
-		ExitCode: ptr(3), DurationMS: ptr(int64(1500)), Body: "line 1\nline 2", BodyTruncated: true,
+		ScheduledAt: &scheduledAt, ExitCode: ptr(3), DurationMS: ptr(int64(1500)), Body: "line 1\nline 2", BodyTruncated: true,
 		RemoteAddr: "192.0.2.1", UserAgent: "curl/8.5"}
 	res := MustRecord(t, s, &monitors.PingRecordParams{PingKey: m.PingKey, Ping: p})
 	// Times are kept to the microsecond, as PostgreSQL keeps them.
 	p.ID, p.MonitorID, p.At = res[0].PingID, m.ID, T0.Add(123456*time.Microsecond)
+	p.ScheduledAt = ptr(T0.Add(-time.Hour + 2*time.Microsecond).UTC())
 	got := b.pings(t, m)
 	require.Equal(t, []*monitors.Ping{&p}, got)
 
@@ -682,6 +691,66 @@ func testPingUnknownFailsAlone(t *testing.T, b *bundle) {
 	list, err := s.MonitorList(ctx, &monitors.MonitorListParams{ProjectID: b.prj.ID})
 	require.NoError(t, err)
 	require.Len(t, list, 1, "nothing was created")
+}
+
+// testPingUpdate records pings with Update (update=1): the change and the
+// ping are written together, the monitor's whole row and its person fields;
+// the other monitors of the batch keep every setting; an Update that
+// fails fails its ping alone, which is not stored, and changes nothing.
+func testPingUpdate(t *testing.T, b *bundle) {
+	s, ctx := b.s, b.ctx
+	a := b.monitor(t, "a", nil)
+	other := b.monitor(t, "other", func(m *monitors.Monitor) {
+		m.Tags, m.GraceSeconds = []string{"etl", "nightly"}, 77
+		m.RetryPolicy = &monitors.RetryPolicy{Name: "hangfire", MaxRetries: 3, MaxDelaysSeconds: []int64{60, 120}}
+	})
+	cron := monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: "0 2 * * *", TZ: "Europe/Berlin", Dialect: monitors.DialectCronie}
+	var gotFields []string
+	update := func(m *monitors.Monitor, pf []string) (*monitors.Transition, []string, error) {
+		gotFields = pf
+		m.Schedule, m.UpdatedAt = cron, T0.Add(time.Minute)
+		tr, err := monitors.Reconfigure(m, T0.Add(time.Minute))
+		return tr, append(slices.Clone(pf), "schedule"), err
+	}
+	refused := errors.New("refused")
+	at := T0.Add(time.Minute)
+	res, err := s.PingRecordBatch(ctx, &monitors.PingRecordBatchParams{Pings: []*monitors.PingRecordParams{
+		{PingKey: a.PingKey, Update: update, Ping: monitors.Ping{Kind: monitors.PingStart, At: at, RID: "r1"}},
+		{PingKey: other.PingKey, Ping: monitors.Ping{Kind: monitors.PingSuccess, At: at}},
+		{ProjectPingKey: b.prj.PingKey, Slug: "a", Ping: monitors.Ping{Kind: monitors.PingLog, At: at},
+			Update: func(m *monitors.Monitor, pf []string) (*monitors.Transition, []string, error) {
+				m.GraceSeconds = 1 // must not stay
+				return nil, nil, refused
+			}},
+	}})
+	require.NoError(t, err)
+	require.NoError(t, res[0].Err)
+	require.NoError(t, res[1].Err)
+	require.ErrorIs(t, res[2].Err, refused)
+	require.Zero(t, res[2].PingID)
+	require.Empty(t, gotFields, "no person fields yet")
+
+	got := b.get(t, a)
+	require.Equal(t, cron, got.Schedule)
+	require.Equal(t, a.GraceSeconds, got.GraceSeconds, "the refused change left nothing")
+	require.True(t, got.UpdatedAt.Equal(at))
+	require.Equal(t, monitors.StatusRunning, got.State.Status, "the ping applied after the change")
+	require.Len(t, b.pings(t, a), 1)
+	pf, err := s.MonitorPersonFields(ctx, b.prj.ID, []string{a.ID, other.ID})
+	require.NoError(t, err)
+	require.Equal(t, []string{"schedule"}, pf[a.ID])
+	require.Empty(t, pf[other.ID])
+
+	o := b.get(t, other)
+	require.Equal(t, []string{"etl", "nightly"}, o.Tags)
+	require.Equal(t, int64(77), o.GraceSeconds)
+	require.Equal(t, other.RetryPolicy, o.RetryPolicy)
+	require.Equal(t, monitors.StatusUp, o.State.Status)
+
+	// The next Update sees the stored person fields.
+	MustRecord(t, s, &monitors.PingRecordParams{PingKey: a.PingKey, Update: update,
+		Ping: monitors.Ping{Kind: monitors.PingSuccess, At: at.Add(time.Second), RID: "r1"}})
+	require.Equal(t, []string{"schedule"}, gotFields)
 }
 
 func testPingCreate(t *testing.T, b *bundle) {

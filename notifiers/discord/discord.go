@@ -85,18 +85,21 @@ const (
 	ColorDown   = 0xD92D20
 	ColorUp     = 0x12B76A
 	ColorUpdate = 0xF79009
+	ColorNotice = 0x2E90FA
 	ColorTest   = 0x667085
 )
 
 // NewMessage builds the message for n.
 func NewMessage(n *notifiers.Notification) Message {
 	color := ColorUpdate
-	switch n.Event {
-	case notifiers.EventOpened:
+	switch n.Tone() {
+	case notifiers.ToneDown:
 		color = ColorDown
-	case notifiers.EventResolved:
+	case notifiers.ToneUp:
 		color = ColorUp
-	case notifiers.EventTest:
+	case notifiers.ToneNotice:
+		color = ColorNotice
+	case notifiers.ToneTest:
 		color = ColorTest
 	}
 	description := n.Summary()

@@ -252,7 +252,9 @@ func (e *Notifier) message(n *notifiers.Notification) (*gomail.Msg, error) {
 		domain = e.from.Address[at+1:]
 	}
 	msg.SetMessageIDWithValue(messageID(n, domain))
-	if n.Event != notifiers.EventOpened && n.Event != notifiers.EventTest {
+	// An incident's later messages reply to its first; a monitor event
+	// stands alone.
+	if n.Event != notifiers.EventOpened && n.Event != notifiers.EventTest && !n.Event.IsMonitorEvent() {
 		first := "<" + threadID(n, domain) + ">"
 		msg.SetGenHeader(gomail.HeaderInReplyTo, first)
 		msg.SetGenHeader(gomail.HeaderReferences, first)

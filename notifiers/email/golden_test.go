@@ -20,3 +20,16 @@ func TestGolden(t *testing.T) {
 		notifiertest.Golden(t, name+".html", []byte(html))
 	}
 }
+
+// TestGoldenMonitorEvents renders monitor.undeclared and
+// monitor.redeclared in plain text and HTML; go test -update rewrites
+// testdata.
+func TestGoldenMonitorEvents(t *testing.T) {
+	t.Parallel()
+	for name, n := range notifiertest.MonitorEventSamples() {
+		text, html, err := email.Render(n)
+		require.NoError(t, err)
+		notifiertest.Golden(t, name+".txt", []byte(text))
+		notifiertest.Golden(t, name+".html", []byte(html))
+	}
+}

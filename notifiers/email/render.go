@@ -44,12 +44,14 @@ func newView(n *notifiers.Notification) view {
 		v.Details = n.Incident.Details
 		v.Output, v.OutputCut = n.OutputFor(outputLines, outputChars, nil)
 	}
-	switch n.Event {
-	case notifiers.EventResolved:
+	switch n.Tone() {
+	case notifiers.ToneUp:
 		v.Color = "#12B76A"
-	case notifiers.EventUpdated, notifiers.EventReminder:
+	case notifiers.ToneUpdate:
 		v.Color = "#F79009"
-	case notifiers.EventTest:
+	case notifiers.ToneNotice:
+		v.Color = "#2E90FA"
+	case notifiers.ToneTest:
 		v.Color = "#667085"
 	}
 	return v

@@ -159,6 +159,42 @@ func Samples() map[string]*notifiers.Notification {
 	return map[string]*notifiers.Notification{"failure": Failure(), "missed": Missed(), "stuck": Stuck()}
 }
 
+// Undeclared is the monitor.undeclared notice of nightly-import, which
+// its source billing-service stopped declaring on a deploy, as
+// monitors.Undeclare words it. It has no incident: its open one was
+// closed, without a recovery notice.
+func Undeclared() *notifiers.Notification {
+	n := berlin(Notification(notifiers.EventMonitorUndeclared))
+	at := time.Date(2026, 3, 14, 9, 30, 0, 0, time.UTC)
+	n.Incident = notifiers.Incident{Summary: `nightly-import is no longer declared by source "billing-service" (last declared 2026-03-10 08:12 Europe/Berlin); it is kept, with its history, and watched again if declared again`}
+	n.Monitor.Source, n.Monitor.Status = "billing-service", "undeclared"
+	n.Monitor.NextExpectedAt = nil
+	n.EventAt, n.SentAt = at, at.Add(2*time.Second)
+	n.DeliveryID = "monitor-mon_7f3a.20"
+	return n
+}
+
+// Redeclared is the monitor.redeclared notice that follows Undeclared when
+// the next deploy declares nightly-import again.
+func Redeclared() *notifiers.Notification {
+	n := berlin(Notification(notifiers.EventMonitorRedeclared))
+	at := time.Date(2026, 3, 14, 11, 0, 0, 0, time.UTC)
+	n.Incident = notifiers.Incident{Summary: `nightly-import is declared again by source "billing-service" and watched again from 2026-03-14 12:00 Europe/Berlin`}
+	n.Monitor.Source, n.Monitor.Status = "billing-service", "up"
+	next := time.Date(2026, 3, 15, 1, 0, 0, 0, time.UTC)
+	n.Monitor.NextExpectedAt = &next
+	n.EventAt, n.SentAt = at, at.Add(2*time.Second)
+	n.DeliveryID = "monitor-mon_7f3a.21"
+	return n
+}
+
+// MonitorEventSamples returns the two monitor events by name
+// ("undeclared", "redeclared"), for the golden tests of the kinds that
+// carry them (all but PagerDuty and Opsgenie, which page).
+func MonitorEventSamples() map[string]*notifiers.Notification {
+	return map[string]*notifiers.Notification{"undeclared": Undeclared(), "redeclared": Redeclared()}
+}
+
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // Golden compares got with the file testdata/name of the test's package,
@@ -190,7 +226,18 @@ func GoldenJSON(t testing.TB, name string, body []byte) {
 // body).
 func GoldenSamples(t *testing.T, send func(t *testing.T, url string, n *notifiers.Notification) error) {
 	t.Helper()
-	for name, n := range Samples() {
+	goldenRequests(t, Samples(), send)
+}
+
+// GoldenMonitorEvents is [GoldenSamples] for [MonitorEventSamples].
+func GoldenMonitorEvents(t *testing.T, send func(t *testing.T, url string, n *notifiers.Notification) error) {
+	t.Helper()
+	goldenRequests(t, MonitorEventSamples(), send)
+}
+
+func goldenRequests(t *testing.T, samples map[string]*notifiers.Notification, send func(t *testing.T, url string, n *notifiers.Notification) error) {
+	t.Helper()
+	for name, n := range samples {
 		t.Run(name, func(t *testing.T) {
 			recv := NewReceiver(t, nil)
 			require.NoError(t, send(t, recv.URL, n))

@@ -16,3 +16,12 @@ func TestGolden(t *testing.T) {
 		return newNotifier(t, url, "").Notify(context.Background(), n)
 	})
 }
+
+// TestGoldenMonitorEvents renders monitor.undeclared and
+// monitor.redeclared as they are sent; go test -update rewrites testdata.
+func TestGoldenMonitorEvents(t *testing.T) {
+	t.Parallel()
+	notifiertest.GoldenMonitorEvents(t, func(t *testing.T, url string, n *notifiers.Notification) error {
+		return newNotifier(t, url, "").Notify(context.Background(), n)
+	})
+}

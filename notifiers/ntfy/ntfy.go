@@ -85,15 +85,18 @@ type Message struct {
 
 // NewMessage builds the message for n. An opened incident is urgent (it
 // breaks through do-not-disturb on phones that allow it), an update or a
-// reminder is high, a recovery and a test are default.
+// reminder is high, a recovery, a test and news about a monitor
+// (monitor.undeclared, monitor.redeclared) are default.
 func NewMessage(n *notifiers.Notification) Message {
 	m := Message{Title: n.Headline(), Click: n.Link(), Priority: "high", Tags: []string{"warning"}}
-	switch n.Event {
-	case notifiers.EventOpened:
+	switch n.Tone() {
+	case notifiers.ToneDown:
 		m.Priority, m.Tags = "urgent", []string{"rotating_light"}
-	case notifiers.EventResolved:
+	case notifiers.ToneUp:
 		m.Priority, m.Tags = "default", []string{"white_check_mark"}
-	case notifiers.EventTest:
+	case notifiers.ToneNotice:
+		m.Priority, m.Tags = "default", []string{"information_source"}
+	case notifiers.ToneTest:
 		m.Priority, m.Tags = "default", []string{"bell"}
 	}
 	for _, tag := range n.Monitor.Tags {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/vigilhq/vigil/notifiers"
 	"github.com/vigilhq/vigil/notifiers/notifiertest"
 	"github.com/vigilhq/vigil/notifiers/opsgenie"
@@ -16,4 +18,21 @@ func TestGolden(t *testing.T) {
 	notifiertest.GoldenSamples(t, func(t *testing.T, url string, n *notifiers.Notification) error {
 		return newNotifier(t, url, opsgenie.Config{APIKey: apiKey}).Notify(context.Background(), n)
 	})
+}
+
+// TestMonitorEventsDoNotPage: Opsgenie pages, so monitor.undeclared and
+// monitor.redeclared, news rather than alerts, are refused for good and
+// nothing is sent (delivery never routes them here).
+func TestMonitorEventsDoNotPage(t *testing.T) {
+	t.Parallel()
+	for name, n := range notifiertest.MonitorEventSamples() {
+		t.Run(name, func(t *testing.T) {
+			recv := notifiertest.NewReceiver(t, nil)
+			err := newNotifier(t, recv.URL, opsgenie.Config{APIKey: apiKey}).Notify(context.Background(), n)
+			require.Error(t, err)
+			require.True(t, notifiers.IsPermanent(err), "%v", err)
+			require.ErrorContains(t, err, "which pages")
+			require.Empty(t, recv.Requests())
+		})
+	}
 }

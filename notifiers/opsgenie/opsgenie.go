@@ -162,6 +162,12 @@ func (o *Notifier) Notify(ctx context.Context, n *notifiers.Notification) error 
 	if err := n.Validate(); err != nil {
 		return notifiers.Permanent(err)
 	}
+	// A monitor event is news, not an alert, and this channel pages:
+	// delivery routes none here (plan.Route), and one that came anyway
+	// fails for good rather than page anyone.
+	if n.Event.IsMonitorEvent() {
+		return notifiers.Permanent(fmt.Errorf("%s is not sent to Opsgenie, which pages: it is news about a monitor, not an alert", n.Event))
+	}
 	ctx, cancel := notifiers.AttemptContext(ctx, o.opts.Timeout)
 	defer cancel()
 

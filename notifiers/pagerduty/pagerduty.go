@@ -167,6 +167,12 @@ func (p *Notifier) Notify(ctx context.Context, n *notifiers.Notification) error 
 	if err := n.Validate(); err != nil {
 		return notifiers.Permanent(err)
 	}
+	// A monitor event is news, not an alert, and this channel pages:
+	// delivery routes none here (plan.Route), and one that came anyway
+	// fails for good rather than page anyone.
+	if n.Event.IsMonitorEvent() {
+		return notifiers.Permanent(fmt.Errorf("%s is not sent to PagerDuty, which pages: it is news about a monitor, not an alert", n.Event))
+	}
 	ctx, cancel := notifiers.AttemptContext(ctx, p.opts.Timeout)
 	defer cancel()
 	event := p.NewEvent(n)

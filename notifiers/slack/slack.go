@@ -154,16 +154,19 @@ const (
 	colorDown   = "#D92D20"
 	colorUp     = "#12B76A"
 	colorUpdate = "#F79009"
+	colorNotice = "#2E90FA"
 	colorTest   = "#667085"
 )
 
-func color(e notifiers.Event) string {
-	switch e {
-	case notifiers.EventOpened:
+func color(n *notifiers.Notification) string {
+	switch n.Tone() {
+	case notifiers.ToneDown:
 		return colorDown
-	case notifiers.EventResolved:
+	case notifiers.ToneUp:
 		return colorUp
-	case notifiers.EventTest:
+	case notifiers.ToneNotice:
+		return colorNotice
+	case notifiers.ToneTest:
 		return colorTest
 	}
 	return colorUpdate
@@ -220,7 +223,7 @@ func attachment(n *notifiers.Notification) slackapi.Attachment {
 		blocks = append(blocks, slackapi.NewActionBlock("vigil_actions", buttons...))
 	}
 	return slackapi.Attachment{
-		Color:    color(n.Event),
+		Color:    color(n),
 		Fallback: n.Headline(),
 		Blocks:   slackapi.Blocks{BlockSet: blocks},
 	}

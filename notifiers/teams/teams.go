@@ -131,16 +131,19 @@ type Action struct {
 }
 
 // NewMessage builds the message for n. The header is styled "attention"
-// (red) when an incident opens, "good" (green) when it resolves and
-// "warning" for updates and reminders.
+// (red) when an incident opens, "good" (green) when it resolves,
+// "warning" for updates and reminders, and "accent" (blue) for news about
+// a monitor (monitor.undeclared, monitor.redeclared).
 func NewMessage(n *notifiers.Notification) Message {
 	style, color := "warning", "Warning"
-	switch n.Event {
-	case notifiers.EventOpened:
+	switch n.Tone() {
+	case notifiers.ToneDown:
 		style, color = "attention", "Attention"
-	case notifiers.EventResolved:
+	case notifiers.ToneUp:
 		style, color = "good", "Good"
-	case notifiers.EventTest:
+	case notifiers.ToneNotice:
+		style, color = "accent", "Accent"
+	case notifiers.ToneTest:
 		style, color = "emphasis", "Default"
 	}
 	body := []any{

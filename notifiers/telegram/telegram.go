@@ -118,12 +118,14 @@ type LinkPreviewOptions struct {
 // and the whole stays under MessageMax.
 func Text(n *notifiers.Notification) string {
 	icon := "🔴"
-	switch n.Event {
-	case notifiers.EventResolved:
+	switch n.Tone() {
+	case notifiers.ToneUp:
 		icon = "✅"
-	case notifiers.EventUpdated, notifiers.EventReminder:
+	case notifiers.ToneUpdate:
 		icon = "🟠"
-	case notifiers.EventTest:
+	case notifiers.ToneNotice:
+		icon = "ℹ️"
+	case notifiers.ToneTest:
 		icon = "🔔"
 	}
 	var b strings.Builder

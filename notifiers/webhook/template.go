@@ -167,6 +167,10 @@ func checkTemplate(text string, samples bool) error {
 	}
 	for _, n := range sampleNotifications() {
 		if _, err := tmpl.render(n); err != nil {
+			if n.Event.IsMonitorEvent() {
+				// The one sample whose payload differs in shape: say so.
+				return fmt.Errorf("template: on a sample %s notification, which has no incident: %w", n.Event, err)
+			}
 			return fmt.Errorf("template: %w", err)
 		}
 	}
@@ -640,11 +644,16 @@ func (w *budgetWriter) Write(p []byte) (int, error) {
 func sampleNotifications() []*notifiers.Notification {
 	var out []*notifiers.Notification
 	for _, ev := range []notifiers.Event{notifiers.EventOpened, notifiers.EventResolved, notifiers.EventReminder,
-		notifiers.EventUpdated, notifiers.EventTest} {
+		notifiers.EventUpdated, notifiers.EventTest, notifiers.EventMonitorUndeclared, notifiers.EventMonitorRedeclared} {
 		n := sampleNotification()
 		n.Event = ev
 		if ev != notifiers.EventResolved {
 			n.Incident.ResolvedAt = nil
+		}
+		if ev.IsMonitorEvent() {
+			// No incident: the payload's "incident" is null.
+			n.Incident = notifiers.Incident{Summary: "sample is no longer declared by source \"sample\""}
+			n.Monitor.Source, n.EventAt = "sample", n.SentAt
 		}
 		out = append(out, n)
 	}

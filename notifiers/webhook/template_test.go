@@ -141,3 +141,17 @@ func TestAdversarialTemplatesFile(t *testing.T) {
 	require.NoError(t, err)
 	golden(t, "adversarial_templates", b)
 }
+
+// TestTemplateTriedOnMonitorEvents: a template is tried on the monitor
+// events too when it is saved, so one that needs the payload's incident,
+// null for monitor.undeclared and monitor.redeclared, is refused then
+// rather than failing at its first monitor event.
+func TestTemplateTriedOnMonitorEvents(t *testing.T) {
+	t.Parallel()
+	err := (&webhook.Config{URL: "https://example.com", Template: `{{(payload .).Incident.ID}}`}).Validate()
+	require.Error(t, err)
+	require.ErrorContains(t, err, "on a sample monitor.undeclared notification, which has no incident")
+	require.ErrorContains(t, err, "nil pointer")
+	guarded := `{{with (payload .).Incident}}{{.ID}}{{else}}{{(payload .).MonitorEvent.Summary}}{{end}}`
+	require.NoError(t, (&webhook.Config{URL: "https://example.com", Template: guarded}).Validate())
+}

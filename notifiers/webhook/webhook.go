@@ -214,9 +214,14 @@ func (w *Notifier) Body(n *notifiers.Notification) ([]byte, error) {
 
 // Payload is the default webhook body, PROTOCOL §3.
 type Payload struct {
-	Event    string          `json:"event"`
-	Incident PayloadIncident `json:"incident"`
-	Monitor  PayloadMonitor  `json:"monitor"`
+	Event string `json:"event"`
+	// Incident is the incident the event is about; null for a monitor
+	// event (monitor.undeclared, monitor.redeclared), which has none.
+	Incident *PayloadIncident `json:"incident"`
+	// MonitorEvent is set, and only, for a monitor event: when it
+	// happened and what it says.
+	MonitorEvent *PayloadMonitorEvent `json:"monitor_event,omitempty"`
+	Monitor      PayloadMonitor       `json:"monitor"`
 	// Run is the run the incident concerns (a failed or stuck run), null
 	// when none.
 	Run *PayloadRun `json:"run"`
@@ -274,13 +279,25 @@ type PayloadIncident struct {
 	Summary    string     `json:"summary"`
 }
 
-// PayloadMonitor is the payload's "monitor".
+// PayloadMonitorEvent is the payload's "monitor_event": At is when the
+// monitor's source stopped (monitor.undeclared) or started again
+// (monitor.redeclared) declaring it, and Summary says so in a sentence
+// that names the source and, for monitor.undeclared, when the monitor was
+// last declared.
+type PayloadMonitorEvent struct {
+	At      time.Time `json:"at"`
+	Summary string    `json:"summary"`
+}
+
+// PayloadMonitor is the payload's "monitor". Source is the source that
+// declares it, omitted when a person made it.
 type PayloadMonitor struct {
 	ID     string   `json:"id"`
 	Name   string   `json:"name"`
 	Slug   string   `json:"slug"`
 	Status string   `json:"status"`
 	Tags   []string `json:"tags"`
+	Source string   `json:"source,omitempty"`
 	URL    string   `json:"url"`
 }
 
@@ -289,21 +306,26 @@ type PayloadMonitor struct {
 func NewPayload(n *notifiers.Notification) Payload {
 	p := Payload{
 		Event: string(n.Event),
-		Incident: PayloadIncident{
-			ID:       n.Incident.ID,
-			Kind:     string(n.Incident.Kind),
-			OpenedAt: n.Incident.OpenedAt.UTC(),
-			Summary:  n.Incident.Summary,
-		},
 		Monitor: PayloadMonitor{
 			ID:     n.Monitor.ID,
 			Name:   n.Monitor.Name,
 			Slug:   n.Monitor.Slug,
 			Status: n.Monitor.Status,
 			Tags:   append([]string{}, n.Monitor.Tags...),
+			Source: n.Monitor.Source,
 			URL:    n.Link(),
 		},
 		SentAt: n.SentAt.UTC(),
+	}
+	if n.Event.IsMonitorEvent() {
+		p.MonitorEvent = &PayloadMonitorEvent{At: n.EventAt.UTC(), Summary: n.Summary()}
+		return p
+	}
+	p.Incident = &PayloadIncident{
+		ID:       n.Incident.ID,
+		Kind:     string(n.Incident.Kind),
+		OpenedAt: n.Incident.OpenedAt.UTC(),
+		Summary:  n.Incident.Summary,
 	}
 	if n.Incident.ResolvedAt != nil {
 		resolved := n.Incident.ResolvedAt.UTC()

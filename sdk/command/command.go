@@ -40,9 +40,13 @@ type config struct {
 	projectKey string
 	slug       string
 	create     bool
-	timeout    time.Duration
-	retries    int
-	tail       int
+	// update sends update=1: the settings change an existing monitor.
+	update bool
+	// settings go with create=1 or update=1.
+	settings sdk.Settings
+	timeout  time.Duration
+	retries  int
+	tail     int
 	// scheduledAt names the occurrence the run belongs to (zero: none).
 	scheduledAt time.Time
 	args        []string
@@ -118,6 +122,26 @@ func parse(args []string, env func(string) string, stderr io.Writer) (*config, e
 		}
 		cfg.create = b
 	}
+	if v := env("VIGIL_UPDATE"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			problems = append(problems, fmt.Errorf("VIGIL_UPDATE: want true or false"))
+		}
+		cfg.update = b
+	}
+	st := &cfg.settings
+	st.Schedule, st.TZ, st.Dialect = env("VIGIL_SCHEDULE"), env("VIGIL_TZ"), env("VIGIL_DIALECT")
+	seconds := map[string]*time.Duration{"every": &st.Every, "grace": &st.Grace, "max-runtime": &st.MaxRuntime}
+	for _, name := range []string{"every", "grace", "max-runtime"} {
+		envName := "VIGIL_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+		if v := env(envName); v != "" {
+			d, err := parseSeconds(v)
+			if err != nil {
+				problems = append(problems, fmt.Errorf("%s: %w", envName, err))
+			}
+			*seconds[name] = d
+		}
+	}
 	envDuration("VIGIL_TIMEOUT", &cfg.timeout)
 	envInt("VIGIL_RETRIES", &cfg.retries)
 	envInt("VIGIL_TAIL", &cfg.tail)
@@ -133,6 +157,24 @@ func parse(args []string, env func(string) string, stderr io.Writer) (*config, e
 	fs.StringVar(&cfg.projectKey, "project-key", cfg.projectKey, "the project ping key, with --slug (VIGIL_PROJECT_PING_KEY)")
 	fs.StringVar(&cfg.slug, "slug", cfg.slug, "the monitor's slug, with --project-key (VIGIL_SLUG)")
 	fs.BoolVar(&cfg.create, "create", cfg.create, "create the monitor on its first ping, with --slug (VIGIL_CREATE)")
+	fs.BoolVar(&cfg.update, "update", cfg.update, "change the monitor to the settings below when it exists already (VIGIL_UPDATE)")
+	fs.StringVar(&st.Schedule, "schedule", st.Schedule, "with --create or --update: the monitor's cron expression, such as '0 2 * * *' (VIGIL_SCHEDULE)")
+	fs.StringVar(&st.TZ, "tz", st.TZ, "the time zone of --schedule, such as Europe/Berlin; default UTC (VIGIL_TZ)")
+	fs.StringVar(&st.Dialect, "dialect", st.Dialect, "how --schedule is read: cronie (default), robfig or quartz (VIGIL_DIALECT)")
+	for _, f := range []struct{ name, usage string }{
+		{"every", "with --create or --update: an interval schedule's period, such as 1h or 3600 (seconds) (VIGIL_EVERY)"},
+		{"grace", "with --create or --update: how late a run may be, such as 5m (VIGIL_GRACE)"},
+		{"max-runtime", "with --create or --update: how long a run may take before it is stuck, such as 2h (VIGIL_MAX_RUNTIME)"},
+	} {
+		fs.Func(f.name, f.usage, func(v string) error {
+			d, err := parseSeconds(v)
+			if err != nil {
+				return err
+			}
+			*seconds[f.name] = d
+			return nil
+		})
+	}
 	fs.DurationVar(&cfg.timeout, "timeout", cfg.timeout, "timeout of each request to Vigil (VIGIL_TIMEOUT)")
 	fs.IntVar(&cfg.retries, "retries", cfg.retries, "retries of a request that fails (VIGIL_RETRIES)")
 	fs.IntVar(&cfg.tail, "tail", cfg.tail, "bytes of the end of the output sent to Vigil, at most 102400 (VIGIL_TAIL)")
@@ -163,6 +205,15 @@ func parse(args []string, env func(string) string, stderr io.Writer) (*config, e
 	if cfg.create && cfg.slug == "" {
 		problems = append(problems, errors.New("--create needs --slug"))
 	}
+	if cfg.settings != (sdk.Settings{}) && !cfg.create && !cfg.update {
+		problems = append(problems, errors.New("--schedule, --tz, --dialect, --every, --grace and --max-runtime need --create or --update"))
+	}
+	if st.Schedule != "" && st.Every != 0 {
+		problems = append(problems, errors.New("--schedule excludes --every"))
+	}
+	if st.Schedule == "" && (st.TZ != "" || st.Dialect != "") {
+		problems = append(problems, errors.New("--tz and --dialect need --schedule"))
+	}
 	if cfg.timeout <= 0 {
 		problems = append(problems, errors.New("--timeout must be positive"))
 	}
@@ -182,14 +233,33 @@ func parse(args []string, env func(string) string, stderr io.Writer) (*config, e
 }
 
 func (cfg *config) monitor() sdk.Monitor {
-	if cfg.key != "" {
-		return sdk.Key(cfg.key)
-	}
 	m := sdk.Slug(cfg.projectKey, cfg.slug)
+	if cfg.key != "" {
+		m = sdk.Key(cfg.key)
+	}
 	if cfg.create {
 		m = m.WithCreate()
 	}
-	return m
+	if cfg.update {
+		m = m.WithUpdate()
+	}
+	return m.WithSettings(cfg.settings)
+}
+
+// parseSeconds reads a period as a Go duration (90s, 1h30m) or a whole
+// number of seconds (5400).
+func parseSeconds(v string) (time.Duration, error) {
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if n <= 0 {
+			return 0, fmt.Errorf("%q: want a positive period", v)
+		}
+		return time.Duration(n) * time.Second, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%q: want a period such as 90s, 1h or a number of seconds", v)
+	}
+	return d, nil
 }
 
 // run does the work of Main, with the signals to forward coming from

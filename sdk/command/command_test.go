@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/vigilhq/vigil/sdk"
 	"github.com/vigilhq/vigil/sdk/internal/vigiltest"
 )
 
@@ -319,6 +320,33 @@ func TestConfigFromEnvironmentBySlug(t *testing.T) {
 	require.Equal(t, time.Second, cfg.timeout)
 }
 
+func TestSettingsFromEnvironment(t *testing.T) {
+	b := setup(t)
+	env := map[string]string{
+		"VIGIL_URL": b.srv.URL(), "VIGIL_PROJECT_PING_KEY": b.srv.ProjectKey(), "VIGIL_SLUG": "report",
+		"VIGIL_CREATE": "true", "VIGIL_SCHEDULE": "30 4 * * 1-5", "VIGIL_TZ": "America/New_York",
+		"VIGIL_DIALECT": "robfig", "VIGIL_GRACE": "90", "VIGIL_MAX_RUNTIME": "1h30m",
+	}
+	require.Equal(t, 0, b.main(t, "ok", []string{"--", os.Args[0], "-test.run=^$"}, env, ""))
+	for _, p := range b.srv.Pings() {
+		q := p.Query
+		require.Equal(t, "1", q.Get("create"))
+		require.Empty(t, q.Get("update"))
+		require.Equal(t, "30 4 * * 1-5", q.Get("schedule"))
+		require.Equal(t, "America/New_York", q.Get("tz"))
+		require.Equal(t, "robfig", q.Get("dialect"))
+		require.Equal(t, "90", q.Get("grace"))
+		require.Equal(t, "5400", q.Get("max_runtime"))
+		require.False(t, q.Has("every"))
+	}
+
+	// By ping key, --update sends the settings without create=1.
+	cfg, err := parse([]string{"--url", b.srv.URL(), "--key", b.key, "--update", "--every", "2h", "--", "true"}, b.env(nil), b.stderr)
+	require.NoError(t, err)
+	require.Equal(t, sdk.Settings{Every: 2 * time.Hour}, cfg.settings)
+	require.True(t, cfg.update)
+}
+
 func TestUsageErrors(t *testing.T) {
 	t.Parallel()
 	env := func(string) string { return "" }
@@ -331,6 +359,11 @@ func TestUsageErrors(t *testing.T) {
 		"--tail must be":            {"--url", "http://x", "--key", "k", "--tail", "999999", "--", "true"},
 		"--scheduled-at \"02:00\"":  {"--url", "http://x", "--key", "k", "--scheduled-at", "02:00", "--", "true"},
 		"flag provided but not def": {"--nope", "--", "true"},
+		"need --create or --update": {"--url", "http://x", "--key", "k", "--schedule", "0 2 * * *", "--", "true"},
+		"--schedule excludes --every": {"--url", "http://x", "--key", "k", "--update", "--schedule", "0 2 * * *",
+			"--every", "1h", "--", "true"},
+		"--tz and --dialect need --schedule": {"--url", "http://x", "--key", "k", "--update", "--tz", "UTC", "--", "true"},
+		"want a period":                      {"--url", "http://x", "--key", "k", "--update", "--grace", "soon", "--", "true"},
 	}
 	for want, args := range cases {
 		var stderr bytes.Buffer

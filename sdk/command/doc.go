@@ -30,6 +30,11 @@
 // start ping. Failures are printed on stderr as warnings, and vigil run
 // still exits with the command's code.
 //
+// Advice. When Vigil's answer to a ping carries advice about the monitor's
+// settings (Vigil-Warning: a grace as long as the gap between runs,
+// retries that outlast it), vigil run prints each warning on stderr, once
+// per run.
+//
 // Flags and environment: --url (VIGIL_URL); --key (VIGIL_PING_KEY), or
 // --project-key (VIGIL_PROJECT_PING_KEY) with --slug (VIGIL_SLUG) and
 // --create (VIGIL_CREATE); --timeout (VIGIL_TIMEOUT), --retries

@@ -125,3 +125,87 @@ func TestRealRunWhileVigilIsDown(t *testing.T) {
 	require.Contains(t, stderr, "vigil: unavailable")
 	require.NotContains(t, stderr, m.PingKey)
 }
+
+// TestRealRunPrintsAdvice: vigil run prints Vigil's advice about the
+// monitor's settings on standard error, once per run, and sends
+// --scheduled-at with each ping, which the ping history keeps.
+func TestRealRunPrintsAdvice(t *testing.T) {
+	v := realvigil.Start(t)
+	m := v.CreateMonitor(t, map[string]any{"slug": "hourly-export", "grace_seconds": 3600,
+		"schedule": map[string]any{"kind": "cron", "expr": "0 * * * *"}})
+	require.Len(t, m.Warnings, 1)
+	require.True(t, strings.HasPrefix(m.Warnings[0], "grace_seconds: "), m.Warnings[0])
+
+	code, stdout, stderr := realMain(t, context.Background(), "ok", "--url", v.URL, "--key", m.PingKey,
+		"--scheduled-at", "2026-03-02T10:00:00+01:00")
+	require.Equal(t, 0, code)
+	require.Equal(t, "to stdout\n", stdout)
+	require.Equal(t, 1, strings.Count(stderr, "grace_seconds: "), "once, though start and finish both carry it:\n%s", stderr)
+	require.Contains(t, stderr, "level=WARN")
+	require.Contains(t, stderr, "the grace of 1h is not shorter than the 1h between runs")
+	require.NotContains(t, stderr, m.PingKey, "no ping key in the output")
+
+	pings := v.Pings(t, m.ID)
+	require.Len(t, pings, 2)
+	for _, p := range pings {
+		require.NotNil(t, p.ScheduledAt, p.Kind)
+		require.Equal(t, time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC), *p.ScheduledAt, p.Kind)
+	}
+
+	// Advice taken: nothing more on stderr than the command's own.
+	v.Call(t, "PATCH", "/api/v1/monitors/"+m.ID, map[string]any{"grace_seconds": 300}, 200, nil)
+	_, _, stderr = realMain(t, context.Background(), "ok", "--url", v.URL, "--key", m.PingKey)
+	require.Equal(t, "to stderr\n", stderr)
+}
+
+func TestRealRunCreatesWithSchedule(t *testing.T) {
+	for name, db := range realvigil.Databases() {
+		t.Run(name, func(t *testing.T) {
+			v := realvigil.Start(t, realvigil.WithDatabase(db))
+			by := []string{"--url", v.URL, "--project-key", v.ProjectPingKey, "--slug", "nightly-import"}
+			code, _, stderr := realMain(t, context.Background(), "ok", append(by, "--create",
+				"--schedule", "0 2 * * *", "--tz", "Europe/Berlin", "--grace", "10m", "--max-runtime", "7200")...)
+			require.Equal(t, 0, code)
+			require.Equal(t, "to stderr\n", stderr, "every ping was taken")
+			m := v.Monitor(t, "nightly-import")
+			require.Equal(t, "cron", m.Schedule.Kind)
+			require.Equal(t, "0 2 * * *", m.Schedule.Expr)
+			require.Equal(t, "Europe/Berlin", m.Schedule.TZ)
+			require.Equal(t, "cronie", m.Schedule.Dialect)
+			require.Equal(t, int64(600), m.GraceSeconds)
+			require.Equal(t, int64(7200), m.MaxRuntimeSeconds)
+			require.Equal(t, []string{"success 0"}, realvigil.RunOutcomes(v.Runs(t, m.ID)))
+
+			// Other values change nothing without --update.
+			code, _, stderr = realMain(t, context.Background(), "ok", append(by, "--create",
+				"--schedule", "*/5 * * * *", "--dialect", "robfig", "--grace", "60")...)
+			require.Equal(t, 0, code)
+			require.Equal(t, "to stderr\n", stderr, "every ping was taken")
+			got := v.Monitor(t, "nightly-import")
+			require.Equal(t, m.Schedule, got.Schedule)
+			require.Equal(t, int64(600), got.GraceSeconds)
+
+			// With --update they change it.
+			code, _, stderr = realMain(t, context.Background(), "ok", append(by, "--create", "--update",
+				"--schedule", "*/5 * * * *", "--dialect", "robfig", "--grace", "60")...)
+			require.Equal(t, 0, code)
+			require.Equal(t, "to stderr\n", stderr, "every ping was taken")
+			got = v.Monitor(t, "nightly-import")
+			require.Equal(t, "*/5 * * * *", got.Schedule.Expr)
+			require.Equal(t, "UTC", got.Schedule.TZ)
+			require.Equal(t, "robfig", got.Schedule.Dialect)
+			require.Equal(t, int64(60), got.GraceSeconds)
+			require.Equal(t, int64(7200), got.MaxRuntimeSeconds)
+			require.Len(t, v.Runs(t, m.ID), 3)
+
+			// A schedule Vigil refuses creates nothing; the command runs.
+			code, stdout, stderr := realMain(t, context.Background(), "ok", "--url", v.URL, "--project-key", v.ProjectPingKey,
+				"--slug", "refused", "--create", "--schedule", "0 25 * * *")
+			require.Equal(t, 0, code)
+			require.Equal(t, "to stdout\n", stdout)
+			require.Contains(t, stderr, "schedule: ")
+			_, ok := v.FindMonitor(t, "refused")
+			require.False(t, ok)
+		})
+	}
+}

@@ -45,7 +45,7 @@ func TestUpgradeUnderLoad(t *testing.T) {
 	newBin := buildVigil(t, "../..")
 	ctx := context.Background()
 
-	env := []string{"VIGIL_DATABASE_URL=" + dbURL, "VIGIL_PING_RATE_LIMIT=0", "VIGIL_KEEP_PINGS=10000000"}
+	env := []string{"VIGIL_DATABASE_URL=" + dbURL, "VIGIL_SECRET_KEY_FILE=" + testdb.KeyFile(dbURL), "VIGIL_PING_RATE_LIMIT=0", "VIGIL_KEEP_PINGS=10000000"}
 	old := newReplica(t, "old", oldBin, env)
 	out := old.start()
 	key := regexp.MustCompile(`vk_[A-Za-z0-9_-]{40,}`).FindString(out)
@@ -126,7 +126,8 @@ func TestUpgradeUnderLoad(t *testing.T) {
 		}
 	}
 	require.Zero(t, lost, "acknowledged pings missing")
-	require.Equal(t, map[int]int{200: len(stats.acked)}, stats.statuses, "every ping answered 200: %v", stats.odd)
+	require.Equal(t, map[int]int{200: len(stats.acked)}, stats.statuses, "every ping answered 200: %v\nold:\n%s\nnew:\n%s",
+		stats.odd, old.logTail(), current.logTail())
 	require.Empty(t, stats.given)
 	t.Logf("%d pings acknowledged by the old and the new binary across the upgrade, 0 lost", len(stats.acked))
 }
