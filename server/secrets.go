@@ -94,6 +94,7 @@ func sealChannelConfigs(ctx context.Context, store monitors.Store, kr *secrets.K
 		logger.Info("encrypted channel configs with the secret key file", "channels", n,
 			"secret_key_file", kr.Path(), "key_id", kr.Current())
 	}
+	logger.Info("channel secrets are encrypted at rest", "secret_key_file", kr.Path(), "key_id", kr.Current())
 	return nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/vigilhq/vigil/internal/testdb"
@@ -23,9 +24,21 @@ import (
 
 const hookSecret = "whsec-server-test-secret"
 
-func rawConfigs(t *testing.T, dbPath string) string {
+// rawConfigs returns every channel config as the database holds it, read
+// with SQL of its own.
+func rawConfigs(t *testing.T, dbURL string) string {
 	t.Helper()
-	db, err := sql.Open("sqlite", dbPath)
+	if server.IsPostgresURL(dbURL) {
+		conn, err := pgx.Connect(context.Background(), dbURL)
+		require.NoError(t, err)
+		defer conn.Close(context.Background())
+		rows, err := conn.Query(context.Background(), `SELECT config::text FROM channels`)
+		require.NoError(t, err)
+		all, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		require.NoError(t, err)
+		return strings.Join(all, "\n")
+	}
+	db, err := sql.Open("sqlite", dbURL)
 	require.NoError(t, err)
 	defer db.Close()
 	rows, err := db.Query(`SELECT config FROM channels`)

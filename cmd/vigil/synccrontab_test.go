@@ -336,3 +336,11 @@ func TestSyncSystemCrontab(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, os.FileMode(0o644), st.Mode().Perm(), "the file keeps its mode")
 }
+
+func TestSyncCrontabHelpHidesTheKey(t *testing.T) {
+	t.Parallel()
+	code, _, errOut := runVigil(t, map[string]string{"VIGIL_API_KEY": "vk_secret_do_not_print", "VIGIL_URL": "http://x"}, "sync", "crontab", "-h")
+	require.Equal(t, 0, code)
+	require.Contains(t, errOut, "Usage: vigil sync crontab")
+	require.NotContains(t, errOut, "vk_secret_do_not_print")
+}
