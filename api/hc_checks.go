@@ -65,7 +65,8 @@ type hcCheck struct {
 func hcStatusOf(m *monitors.Monitor, now time.Time, v int) (string, bool) {
 	started := len(m.State.Runs) > 0 && !m.Paused
 	st := m.StatusAt(now)
-	if st == monitors.StatusRunning && v == 1 {
+	if started && v == 1 {
+		// v1 says started for a running check, even a down one.
 		return "started", true
 	}
 	switch st {
@@ -470,7 +471,7 @@ func hcApply(m *monitors.Monitor, in *hcInput, channels []string, v int) []strin
 		} else if calendar && m.Schedule.TZ != "" {
 			tz = m.Schedule.TZ
 		}
-		m.Schedule = healthchecks.ScheduleSpec(*in.schedule, tz)
+		m.Schedule = healthchecks.ScheduleUpdate(m.Schedule, *in.schedule, tz)
 		set = append(set, "schedule")
 	case in.timeout != nil:
 		m.Schedule = monitors.ScheduleSpec{Kind: monitors.ScheduleInterval, EverySeconds: *in.timeout}
@@ -587,7 +588,7 @@ func (h *Handler) hcCreateCheck(c echo.Context, rq *hcRequest) error {
 	if errors.Is(err, monitors.ErrConflict) && derived {
 		// Healthchecks allows two checks of one name; Vigil's slugs are
 		// unique in a project, so a made-up slug gets a suffix.
-		m.Slug = strings.TrimRight(m.Slug[:min(len(m.Slug), 90)], "-") + "-" + m.PingKey[:8]
+		m.Slug = healthchecks.AltSlug(m.Slug, m.PingKey)
 		err = h.manage.MonitorCreate(c.Request().Context(), m)
 	}
 	if errors.Is(err, monitors.ErrConflict) {
@@ -601,10 +602,25 @@ func (h *Handler) hcCreateCheck(c echo.Context, rq *hcRequest) error {
 
 // hcChange updates m as in says and answers it.
 func (h *Handler) hcChange(c echo.Context, rq *hcRequest, m *monitors.Monitor, in *hcInput, channels []string) error {
-	changed, _, err := h.manage.MonitorChange(c.Request().Context(), &manage.MonitorChange{
-		ProjectID: rq.key.ProjectID, ID: m.ID,
-		Apply: func(m *monitors.Monitor) ([]string, error) { return hcApply(m, in, channels, rq.v), nil },
-	})
+	change := func(alt bool) (*monitors.Monitor, error) {
+		changed, _, err := h.manage.MonitorChange(c.Request().Context(), &manage.MonitorChange{
+			ProjectID: rq.key.ProjectID, ID: m.ID,
+			Apply: func(m *monitors.Monitor) ([]string, error) {
+				set := hcApply(m, in, channels, rq.v)
+				if alt {
+					m.Slug = healthchecks.AltSlug(m.Slug, m.PingKey)
+				}
+				return set, nil
+			},
+		})
+		return changed, err
+	}
+	changed, err := change(false)
+	if errors.Is(err, monitors.ErrConflict) && rq.v < 3 && in.name != nil {
+		// Before v3 the slug is made from the name, which two checks may
+		// share: as on create, the second gets its UUID's start appended.
+		changed, err = change(true)
+	}
 	if errors.Is(err, monitors.ErrConflict) {
 		return hcErrorf(http.StatusBadRequest, "invalid value for slug: it is already used by another check of this project")
 	}

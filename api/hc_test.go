@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/vigilhq/vigil/api"
 	"github.com/vigilhq/vigil/keys"
 	"github.com/vigilhq/vigil/monitors"
 )
@@ -164,6 +165,17 @@ func TestHealthchecksTerraformFlow(t *testing.T) {
 		pf := b.getMonitor(m.ID).PersonFields
 		require.Contains(t, pf, "schedule", "what the API sets is a person's setting")
 
+		// A schedule sent back as shown keeps the monitor's dialect.
+		robfig := b.createMonitor(map[string]any{"name": "k8s-job", "schedule": map[string]any{"kind": "cron",
+			"expr": "30 2 * * *", "tz": "Europe/Berlin", "dialect": "robfig"}})
+		b.hcJSON(http.StatusOK, http.MethodPost, "/api/v1/checks/"+robfig.PingKey, b.rw, map[string]any{
+			"schedule": "30 2 * * *", "tz": "Europe/Paris", "grace": 60})
+		require.Equal(t, api.Schedule{Kind: "cron", Expr: "30 2 * * *", TZ: "Europe/Paris", Dialect: "robfig"}, b.getMonitor(robfig.ID).Schedule)
+		b.hcJSON(http.StatusOK, http.MethodPost, "/api/v1/checks/"+robfig.PingKey, b.rw, map[string]any{"schedule": "30 3 * * *"})
+		require.Equal(t, api.Schedule{Kind: "cron", Expr: "30 3 * * *", TZ: "Europe/Paris", Dialect: "cronie"}, b.getMonitor(robfig.ID).Schedule,
+			"a new expression is read as Healthchecks reads it; the zone stays")
+		b.hcJSON(http.StatusOK, http.MethodDelete, "/api/v1/checks/"+robfig.PingKey, b.rw, nil)
+
 		// Only some fields: the rest keep their values.
 		partial := b.hcJSON(http.StatusOK, http.MethodPost, created["update_url"].(string), b.rw, map[string]any{"desc": "new text"})
 		require.Equal(t, "new text", partial["desc"])
@@ -225,6 +237,15 @@ func TestHealthchecksVersions(t *testing.T) {
 		}
 		require.NotContains(t, b.hcJSON(http.StatusOK, http.MethodGet, "/api/v2/checks/"+id, b.rw, nil), "uuid")
 
+		// Down, and started again: v1 says started, v2 down with started
+		// (Healthchecks' own example of the difference).
+		b.ping(id, monitors.PingFail, t0.Add(time.Second))
+		b.ping(id, monitors.PingStart, t0.Add(2*time.Second))
+		require.Equal(t, "started", b.hcJSON(http.StatusOK, http.MethodGet, "/api/v1/checks/"+id, b.rw, nil)["status"])
+		v2 := b.hcJSON(http.StatusOK, http.MethodGet, "/api/v2/checks/"+id, b.rw, nil)
+		require.Equal(t, "down", v2["status"])
+		require.Equal(t, true, v2["started"])
+
 		// v1 and v2 make the slug from the name on update; v3 leaves it.
 		b.hcJSON(http.StatusOK, http.MethodPost, "/api/v3/checks/"+id, b.rw, map[string]any{"name": "Renamed"})
 		m, err = b.store.MonitorGetByPingKey(context.Background(), id)
@@ -232,6 +253,12 @@ func TestHealthchecksVersions(t *testing.T) {
 		require.Equal(t, "db-backup", m.Slug)
 		got := b.hcJSON(http.StatusOK, http.MethodPost, "/api/v2/checks/"+id, b.rw, map[string]any{"name": "DB Nightly", "slug": "ignored"})
 		require.Equal(t, "db-nightly", got["slug"])
+		// A name another check has: its slug gets the UUID's start.
+		twin := b.hcJSON(http.StatusCreated, http.MethodPost, "/api/v1/checks/", b.rw, map[string]any{"name": "Twin"})
+		twinID := idOf(twin)
+		got = b.hcJSON(http.StatusOK, http.MethodPost, "/api/v1/checks/"+twinID, b.rw, map[string]any{"name": "DB Nightly"})
+		require.Equal(t, "db-nightly-"+twinID[:8], got["slug"])
+		b.hcJSON(http.StatusOK, http.MethodDelete, "/api/v1/checks/"+twinID, b.rw, nil)
 
 		// Filters: every ?tag= given; ?slug= in v3.
 		b.hcJSON(http.StatusCreated, http.MethodPost, "/api/v3/checks/", b.rw, map[string]any{"name": "Other", "tags": "production web"})

@@ -99,7 +99,7 @@ func Import(ctx context.Context, store Store, p *ImportParams) (*Report, error) 
 		switch {
 		case errors.Is(err, monitors.ErrNotFound):
 			s := wantSlug(c, uuid)
-			slugs = append(slugs, s, altSlug(s, uuid))
+			slugs = append(slugs, s, AltSlug(s, uuid))
 		case err != nil:
 			return nil, fmt.Errorf("look up ping key %s: %w", uuid, err)
 		case m.ProjectID != p.ProjectID:
@@ -201,9 +201,10 @@ func wantSlug(c Check, uuid string) string {
 	return uuid
 }
 
-// altSlug is the slug of a check whose slug another monitor of the
-// project has: Healthchecks allows two checks one slug, Vigil does not.
-func altSlug(slug, uuid string) string {
+// AltSlug is the slug of a check whose slug another monitor of the
+// project has: Healthchecks allows two checks one slug, Vigil does not, so
+// the second gets the start of its UUID appended.
+func AltSlug(slug, uuid string) string {
 	return strings.TrimRight(slug[:min(len(slug), 90)], "-") + "-" + uuid[:8]
 }
 
@@ -227,7 +228,7 @@ func (pl *planner) settings(m *monitors.Monitor, c Check, uuid string) []string 
 	m.Description = c.Desc
 	switch {
 	case c.Schedule != "":
-		m.Schedule = ScheduleSpec(c.Schedule, c.TZ)
+		m.Schedule = ScheduleUpdate(m.Schedule, c.Schedule, c.TZ)
 	case c.Timeout != nil:
 		m.Schedule = monitors.ScheduleSpec{Kind: monitors.ScheduleInterval, EverySeconds: *c.Timeout}
 	}
@@ -353,7 +354,7 @@ func (pl *planner) plan(current []*monitors.Monitor, fields map[string][]string)
 		item.Notes = pl.settings(m, c, uuid)
 		m.Slug = wantSlug(c, uuid)
 		if _, ok := taken[m.Slug]; ok {
-			alt := altSlug(m.Slug, uuid)
+			alt := AltSlug(m.Slug, uuid)
 			if _, ok := taken[alt]; ok {
 				skip("its slug %q, and %q, are used by other monitors of the project", m.Slug, alt)
 				continue

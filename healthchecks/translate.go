@@ -32,6 +32,22 @@ func ScheduleSpec(expr, tz string) monitors.ScheduleSpec {
 	return cal
 }
 
+// ScheduleUpdate is ScheduleSpec for a monitor whose schedule is old: an
+// expression that is old's, sent back as Healthchecks shows it, keeps
+// old's kind and dialect (a robfig or Quartz schedule stays one), and
+// takes the zone tz.
+func ScheduleUpdate(old monitors.ScheduleSpec, expr, tz string) monitors.ScheduleSpec {
+	expr = strings.TrimSpace(expr)
+	if (old.Kind == monitors.ScheduleCron || old.Kind == monitors.ScheduleOnCalendar) && old.Expr == expr {
+		if tz == "" {
+			tz = "UTC"
+		}
+		old.TZ = tz
+		return old
+	}
+	return ScheduleSpec(expr, tz)
+}
+
 // Tags splits a Healthchecks tags field (space-separated) into tags, each
 // once.
 func Tags(s string) []string {

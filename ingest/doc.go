@@ -9,7 +9,12 @@
 //  1. The URL is parsed (parse.go): the monitor, by ping key (a UUID) or by
 //     project ping key and slug; the kind, from the suffix; and the query
 //     parameters, each checked against its documented limit. A bad one is
-//     400 with a sentence naming it.
+//     400 with a sentence naming it. With create=1 or update=1, the
+//     monitor settings the ping carries (schedule, tz, dialect, every,
+//     grace, max_runtime) are judged here too, by manage.PingSettings on a
+//     monitor with the defaults, as the API judges a new monitor's; an
+//     update=1 then goes to the writer as the ping's Update, applied in the
+//     ping's transaction under the monitor's lock.
 //  2. The key's rate is checked (limit.go): a token bucket per key, before
 //     any database work, so a flood from one job, or from made-up keys,
 //     costs the database nothing. Over the limit: 429 with Retry-After.

@@ -1,6 +1,7 @@
 package monitors_test
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -202,4 +203,95 @@ func TestCronieNoFalseAlarm(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestOnCalendarNoFalseAlarm is TestRobfigNoFalseAlarm for systemd
+// timers, with the elapses systemd 252 itself chained through every 2026
+// transition of the nine zones (and UTC), for a timer started well before
+// each (oncalendar/testdata/chains252.jsonl, written by
+// oncalendar/gen_vectors.go from systemd-analyze calendar).
+func TestOnCalendarNoFalseAlarm(t *testing.T) {
+	t.Parallel()
+	f, err := os.Open("oncalendar/testdata/chains252.jsonl")
+	require.NoError(t, err)
+	defer f.Close()
+	zones := map[string]bool{}
+	for _, z := range dstZones {
+		zones[z] = true
+	}
+	seen := map[string]bool{}
+	n := 0
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var c struct {
+			TZ, Expr string
+			Tr       int64
+			Next     []int64
+		}
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &c))
+		if len(c.Next) < 2 {
+			continue
+		}
+		seen[c.TZ] = true
+		fires := make([]time.Time, len(c.Next))
+		for i, u := range c.Next {
+			fires[i] = time.Unix(u, 0)
+		}
+		tr := time.Unix(c.Tr, 0)
+		spec := monitors.ScheduleSpec{Kind: monitors.ScheduleOnCalendar, Expr: c.Expr, TZ: c.TZ}
+		faithfulJob(t, spec, around(fires, tr))
+		absentJob(t, spec, around(fires, tr), tr)
+		n++
+	}
+	require.NoError(t, sc.Err())
+	for z := range zones {
+		require.True(t, seen[z], "chains for %s", z)
+	}
+	t.Logf("%d chains", n)
+}
+
+// TestOnCalendarRepeatedHour pins the false alarm TestOnCalendarNoFalseAlarm
+// found: *-*-* 01:59:59 in America/New_York elapses at 01:59:59 EDT on
+// 2026-11-01, and systemd's next elapse from there is 2026-11-02 (it
+// elapses each wall time once), but systemd's search from just after the
+// run, an hour of wall time back in EST, names 01:59:59 EST that day. A
+// monitor must not expect it. A timer that triggers late (AccuracySec=,
+// a minute by default) computes its next elapse from then and may run at
+// 01:59:59 EST too: that extra run opens nothing either.
+func TestOnCalendarRepeatedHour(t *testing.T) {
+	t.Parallel()
+	spec := monitors.ScheduleSpec{Kind: monitors.ScheduleOnCalendar, Expr: "*-*-* 01:59:59", TZ: "America/New_York"}
+	edt, est := mustTime("2026-11-01T01:59:59-04:00"), mustTime("2026-11-01T01:59:59-05:00")
+	next := mustTime("2026-11-02T01:59:59-05:00")
+	for _, extra := range []bool{false, true} {
+		s := newScenario(t, &monitors.Monitor{Schedule: spec})
+		fires := []time.Time{mustTime("2026-10-31T01:59:59-04:00"), edt}
+		if extra {
+			fires = append(fires, est)
+		}
+		fires = append(fires, next)
+		for i, f := range fires {
+			s.advance(f.Add(time.Second))
+			s.ping(monitors.PingStart, f.Add(time.Second), rid(fmt.Sprint(i)))
+			s.advance(f.Add(3 * time.Second))
+			s.ping(monitors.PingSuccess, f.Add(3*time.Second), rid(fmt.Sprint(i)))
+			require.True(t, s.m.State.Expected.After(f), "extra %v: expects %s after the run at %s", extra, s.m.State.Expected, f)
+			if f.Equal(edt) || f.Equal(est) {
+				require.True(t, s.m.State.Expected.Equal(next), "extra %v: after %s the monitor expects %s, systemd elapses at %s",
+					extra, f, s.m.State.Expected, next)
+			}
+		}
+		require.Empty(t, s.opened(), "extra %v", extra)
+	}
+	// Between the runs, at the EST reading and after it, nothing is due.
+	s := newScenario(t, &monitors.Monitor{Schedule: spec})
+	for i, f := range []time.Time{mustTime("2026-10-31T01:59:59-04:00"), edt} {
+		s.advance(f.Add(time.Second))
+		s.ping(monitors.PingSuccess, f.Add(time.Second), rid(fmt.Sprint(i)))
+	}
+	for _, at := range []time.Time{est, est.Add(s.m.Grace() + time.Second), next.Add(-time.Second)} {
+		s.advance(at)
+		require.Equal(t, monitors.StatusUp, s.status(at), "at %s", at)
+	}
+	require.Empty(t, s.opened())
 }

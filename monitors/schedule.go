@@ -291,7 +291,7 @@ func parseOnCalendar(spec ScheduleSpec) (Schedule, error) {
 		}
 		return nil, invalid("schedule.expr", "%s", err)
 	}
-	if e.Next(scheduleCheckFrom).IsZero() {
+	if e.SystemdNext(scheduleCheckFrom).IsZero() {
 		return nil, invalid("schedule.expr", "%q never elapses after %s", spec.Expr, scheduleCheckFrom.Format("2006-01-02"))
 	}
 	return OnCalendarSchedule{e}, nil

@@ -22,6 +22,12 @@
 // shutting down) is reported as cancel, which alerts no one. The job's own
 // error is returned unchanged.
 //
+// A monitor created by its first ping can bring its schedule with it
+// ([Monitor.WithSettings]); [Monitor.WithUpdate] also changes an existing
+// monitor to those settings:
+//
+//	m = m.WithSettings(sdk.Settings{Schedule: "0 2 * * *", TZ: "Europe/Berlin", Grace: 10 * time.Minute})
+//
 // For finer control, [Client.Start] returns a [Run] whose methods send the
 // finishing ping, and [Client.Ping] sends any single ping.
 //

@@ -546,3 +546,28 @@ func TestScheduledAtIsSentWithEveryAttempt(t *testing.T) {
 	require.NoError(t, run.Success(context.Background()))
 	require.Empty(t, b.srv.Pings()[5].Query.Get("scheduled_at"), "none without the option")
 }
+
+func TestSettingsGoWithCreateOrUpdate(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	st := sdk.Settings{Schedule: "0 2 * * *", TZ: "Europe/Berlin", Dialect: "cronie", Grace: 90*time.Second + time.Millisecond, MaxRuntime: time.Hour}
+	slug := sdk.Slug(b.srv.ProjectKey(), "nightly-import")
+	calls := []struct {
+		m    sdk.Monitor
+		want string
+	}{
+		{slug.WithCreate().WithSettings(st),
+			"create=1&dialect=cronie&grace=91&max_runtime=3600&schedule=0+2+%2A+%2A+%2A&tz=Europe%2FBerlin"},
+		{slug.WithSettings(st), ""},
+		{sdk.Key(b.key).WithCreate().WithSettings(sdk.Settings{Every: time.Hour}), ""},
+		{sdk.Key(b.key).WithUpdate().WithSettings(sdk.Settings{Every: time.Hour}), "every=3600&update=1"},
+	}
+	for _, c := range calls {
+		require.NoError(t, b.client.Ping(context.Background(), c.m, sdk.KindLog, nil))
+	}
+	pings := b.srv.Pings()
+	require.Len(t, pings, len(calls))
+	for i, c := range calls {
+		require.Equal(t, c.want, pings[i].Query.Encode(), c.m.String())
+	}
+}

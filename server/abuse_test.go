@@ -13,12 +13,14 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"golang.org/x/crypto/bcrypt"
 
 	"github.com/vigilhq/vigil/internal/testdb"
 	"github.com/vigilhq/vigil/keys"
@@ -62,6 +64,7 @@ type abuseEnv struct {
 	project *monitors.Project
 	monitor *monitors.Monitor // one monitor, with its ping key
 	client  string            // the client address of the current row
+	dbURL   string            // the database, for reading raw rows
 
 	mu      sync.Mutex
 	secrets []string // must appear in no answer and no log line
@@ -432,6 +435,61 @@ var abuseCases = []abuseCase{
 		require.NoError(t, err)
 		require.NotContains(t, string(stored.Config), "moved-", "nothing of the old secrets follows the channel")
 	}},
+	{"channel secrets are encrypted in the database", func(t *testing.T, e *abuseEnv) {
+		const secret, header, token = "at-rest-signing-secret-71d2", "Bearer at-rest-header-5c0e", "at-rest-ntfy-token-9a4b"
+		e.secret(secret, header, token)
+		for _, body := range []map[string]any{
+			{"kind": "webhook", "name": "at rest", "config": map[string]any{"url": "https://hooks.example.com/rest", "secret": secret,
+				"headers": map[string]string{"Authorization": header}}},
+			{"kind": "ntfy", "name": "at rest ntfy", "config": map[string]any{"url": "https://ntfy.example.com/topic-at-rest", "token": token}},
+		} {
+			r := e.do(t, http.MethodPost, "/api/v1/channels", e.key, body)
+			require.Equal(t, http.StatusCreated, r.status, r.body)
+		}
+		raw := rawConfigs(t, e.dbURL)
+		for _, s := range []string{secret, header, token, "topic-at-rest", "hooks.example.com"} {
+			require.NotContains(t, raw, s, "the database holds no channel secret or URL in plain text")
+		}
+		require.Contains(t, raw, `"$sealed"`)
+	}},
+	{"password changes are limited before hashing", func(t *testing.T, e *abuseEnv) {
+		r := e.do(t, http.MethodPost, "/login", "", url.Values{"email": {"ada@example.com"}, "password": {abusePassword}})
+		require.Equal(t, http.StatusSeeOther, r.status, r.body)
+		var cookie string
+		for _, c := range (&http.Response{Header: r.header}).Cookies() {
+			if c.Name == "vigil_session" {
+				cookie = c.Name + "=" + c.Value
+			}
+		}
+		require.NotEmpty(t, cookie)
+		e.secret(strings.TrimPrefix(cookie, "vigil_session="))
+		page := e.do(t, http.MethodGet, "/account", "", nil, "Cookie", cookie)
+		require.Equal(t, http.StatusOK, page.status)
+		m := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindStringSubmatch(page.body)
+		require.NotNil(t, m)
+		form := url.Values{"csrf": {m[1]}, "current_password": {"a guess at it 1"}, "new_password": {"taken over 12345"},
+			"new_password2": {"taken over 12345"}}
+		noCSRF := url.Values{"current_password": {abusePassword}, "new_password": {"taken over 12345"}, "new_password2": {"taken over 12345"}}
+		require.Equal(t, http.StatusForbidden, e.do(t, http.MethodPost, "/account/password", "", noCSRF, "Cookie", cookie).status,
+			"a form without the session's CSRF token")
+		require.Equal(t, http.StatusSeeOther, e.do(t, http.MethodPost, "/account/password", "", form).status, "without a session: to sign in")
+		start := time.Now()
+		limited := 0
+		for range 40 {
+			switch got := e.do(t, http.MethodPost, "/account/password", "", form, "Cookie", cookie).status; got {
+			case http.StatusTooManyRequests:
+				limited++
+			case http.StatusUnauthorized:
+			default:
+				t.Fatalf("a wrong current password answered %d", got)
+			}
+		}
+		require.GreaterOrEqual(t, limited, 25, "past the burst, every guess is refused")
+		require.Less(t, time.Since(start), 15*time.Second)
+		u, err := e.store.UserGetByEmail(context.Background(), "ada@example.com")
+		require.NoError(t, err)
+		require.NoError(t, bcrypt.CompareHashAndPassword([]byte(u.PasswordHash), []byte(abusePassword)), "the password is unchanged")
+	}},
 }
 
 // syncBuffer collects log lines from every goroutine.
@@ -484,10 +542,20 @@ func runAbuse(t *testing.T, dbURL string) {
 	}()
 
 	e := &abuseEnv{t: t, srv: srv, store: srv.Store(), base: "http://" + srv.Addr(), key: srv.Bootstrapped.APIKey,
-		project: srv.Bootstrapped.Project}
+		project: srv.Bootstrapped.Project, dbURL: dbURL}
 	e.roKey = readOnlyKey(t, e.store, e.project.ID)
 	e.monitor = storeMonitor(t, e.store, e.project.ID)
 	e.secret(e.key, e.roKey)
+	// The keys of the secret key file never appear either.
+	keyFile, err := server.SecretKeyFile(dbURL, cfg.SecretKeyFile)
+	require.NoError(t, err)
+	keyText, err := os.ReadFile(keyFile)
+	require.NoError(t, err)
+	for _, line := range strings.Split(string(keyText), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && !strings.HasPrefix(line, "#") {
+			e.secret(f[1])
+		}
+	}
 	e.logSafe = append(e.logSafe, srv.SetupToken, e.project.PingKey, e.monitor.PingKey)
 
 	// /healthz must answer within a second all along.

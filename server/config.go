@@ -37,6 +37,10 @@ type Config struct {
 	// ShutdownTimeout bounds a shutdown, from SIGTERM to exit (see
 	// Server.Run); 0 is ShutdownTimeoutDefault.
 	ShutdownTimeout time.Duration
+	// SecretKeyFile is the key file that encrypts channel secrets at rest
+	// (VIGIL_SECRET_KEY_FILE); "" is the default beside a SQLite database
+	// (see SecretKeyFile), and an error with PostgreSQL.
+	SecretKeyFile string
 	// Database configures the connection pool and the durability check.
 	Database DatabaseSettings
 

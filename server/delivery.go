@@ -67,7 +67,7 @@ func openPostgres(ctx context.Context, url string, logger *slog.Logger, pg *pgOp
 	if err != nil {
 		return nil, nil, err
 	}
-	opts := pgstore.Options{Logger: logger, EnqueueDeliveries: enq.Enqueue, MaxMonitorsPerProject: lim.maxMonitors}
+	opts := pgstore.Options{Logger: logger, EnqueueDeliveries: enq.Enqueue, MaxMonitorsPerProject: lim.maxMonitors, Sealer: lim.sealer}
 	if pg != nil {
 		opts.MaxConns = pg.maxConns
 		opts.CheckPool = func(ctx context.Context, pool *pgxpool.Pool) error {
@@ -97,7 +97,7 @@ func openSQLite(ctx context.Context, path string, logger *slog.Logger, lim store
 		return nil, nil, err
 	}
 	s, err := sqlitestore.Open(ctx, path, sqlitestore.Options{Logger: logger, EnqueueDeliveries: enq.Enqueue,
-		MaxMonitorsPerProject: lim.maxMonitors})
+		MaxMonitorsPerProject: lim.maxMonitors, Sealer: lim.sealer})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/vigilhq/vigil/monitors"
+	"github.com/vigilhq/vigil/monitors/plan"
 )
 
 // KeepHistoryDefault is the default of VIGIL_KEEP_HISTORY: 400 days, so
@@ -15,6 +16,9 @@ const KeepHistoryDefault = 400 * 24 * time.Hour
 // storeLimits are the bounds the server's store enforces.
 type storeLimits struct {
 	maxMonitors int // per project; 0 is no limit
+	// sealer encrypts channel configs at rest; nil stores them as given
+	// (commands that touch no channel).
+	sealer plan.Sealer
 }
 
 func (c *Config) storeLimits() storeLimits {

@@ -162,7 +162,9 @@ func TestReadyzDatabaseUnreachable(t *testing.T) {
 	u.RawQuery = q.Encode()
 
 	runCtx, cancel := context.WithCancel(ctx)
-	srv, err := server.New(runCtx, testConfig(u.String()), testdb.Logger(t))
+	cfg := testConfig(u.String())
+	cfg.SecretKeyFile = testdb.KeyFile(base)
+	srv, err := server.New(runCtx, cfg, testdb.Logger(t))
 	require.NoError(t, err)
 	require.NoError(t, srv.Listen())
 	done := make(chan error, 1)

@@ -96,11 +96,21 @@ func build(ctx context.Context, cfg Config, logger *slog.Logger, serveEarly bool
 		}
 		return nil, err
 	}
-	store, queue, err := openStore(ctx, s.cfg.DatabaseURL, logger, s.cfg.postgresOptions(logger), s.cfg.storeLimits())
+	secretKeys, err := LoadSecretKeys(s.cfg.DatabaseURL, s.cfg.SecretKeyFile, logger)
+	if err != nil {
+		return fail(err)
+	}
+	lim := s.cfg.storeLimits()
+	lim.sealer = secretKeys
+	store, queue, err := openStore(ctx, s.cfg.DatabaseURL, logger, s.cfg.postgresOptions(logger), lim)
 	if err != nil {
 		return fail(err)
 	}
 	s.store, s.queue = store, queue
+	if err := sealChannelConfigs(ctx, store, secretKeys, logger); err != nil {
+		_ = store.Close()
+		return fail(err)
+	}
 	s.Bootstrapped, err = BootstrapIfEmpty(ctx, store, cfg.now())
 	if err != nil {
 		_ = store.Close()

@@ -16,7 +16,7 @@ import (
 func testConfig(dbURL string) server.Config {
 	return server.Config{
 		DatabaseURL: dbURL, Listen: "127.0.0.1:0", LogLevel: "info", LogFormat: "text",
-		KeepPings: 100, KeepRuns: 100, PruneInterval: time.Minute,
+		KeepPings: 100, KeepRuns: 100, PruneInterval: time.Minute, SecretKeyFile: testdb.KeyFile(dbURL),
 	}
 }
 

@@ -184,6 +184,16 @@ func viewerZone(c echo.Context) *time.Location {
 // requireViewer lets signed-in people through, and checks the CSRF token
 // of every request that changes state. Others are sent to the sign-in page.
 func (h *Handler) requireViewer(next echo.HandlerFunc) echo.HandlerFunc {
+	return h.signedIn(next, true)
+}
+
+// requireUser is requireViewer for pages of a person's own account, which
+// need no project.
+func (h *Handler) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
+	return h.signedIn(next, false)
+}
+
+func (h *Handler) signedIn(next echo.HandlerFunc, needProject bool) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		v, err := h.loadViewer(c)
 		if err != nil {
@@ -199,7 +209,7 @@ func (h *Handler) requireViewer(next echo.HandlerFunc) echo.HandlerFunc {
 		if !safeMethod(c.Request().Method) && !h.csrfOK(c, v) {
 			return h.renderError(c, http.StatusForbidden, "This form has expired or did not come from this page. Go back, reload the page and try again.")
 		}
-		if v.Project == nil {
+		if v.Project == nil && needProject {
 			return h.render(c, http.StatusOK, "noproject", &page{Title: "No project", V: v})
 		}
 		return next(c)

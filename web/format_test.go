@@ -170,5 +170,10 @@ func TestPreviewOnCalendar(t *testing.T) {
 	d = preview(&monitorForm{Kind: "oncalendar", TZ: "Europe/Berlin"}, now)
 	require.Contains(t, d.Error, "Calendar expression: enter one")
 	d = preview(&monitorForm{Kind: "oncalendar", Expr: "Mon..Fri 25:00"}, now)
-	require.NotEmpty(t, d.Error)
+	require.Equal(t, `Calendar expression: "Mon..Fri 25:00" is not a systemd calendar expression: hour 25 is out of range (0 to 23).`, d.Error,
+		"an OnCalendar mistake is named as one, not as a cron expression's")
+	d = preview(&monitorForm{Kind: "oncalendar", Expr: "*-02-30"}, now)
+	require.Equal(t, `Calendar expression: "*-02-30" never elapses after 2020-01-01.`, d.Error)
+	d = preview(&monitorForm{Kind: "cron", Expr: "61 * * * *"}, now)
+	require.True(t, strings.HasPrefix(d.Error, "Cron expression: "), d.Error)
 }

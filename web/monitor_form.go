@@ -166,7 +166,7 @@ func (f *monitorForm) validate(m *monitors.Monitor, now time.Time) {
 		return
 	}
 	if sched, err := monitors.ParseSchedule(m.Schedule); err == nil && sched.Next(now).IsZero() {
-		f.Errors["expr"] = "Cron expression: it never fires."
+		f.Errors["expr"] = neverFires(m.Schedule.Kind)
 	}
 }
 
@@ -174,18 +174,37 @@ func (f *monitorForm) validate(m *monitors.Monitor, now time.Time) {
 func (f *monitorForm) fieldError(err error) {
 	var ve *monitors.ValidationError
 	if errors.As(err, &ve) {
-		field, label := formField(ve.Field)
-		f.Errors[field] = label + ": " + ve.Message + "."
+		field, _ := formField(ve.Field, f.Kind)
+		f.Errors[field] = validationText(err, f.Kind)
 		return
 	}
 	f.Errors["form"] = err.Error()
 }
 
-// formField maps a ValidationError's field to the form's field and label.
-func formField(field string) (string, string) {
+// exprLabel names the expression field for a kind of schedule: the one
+// field holds a cron expression or a systemd calendar expression.
+func exprLabel(kind string) string {
+	if monitors.ScheduleKind(kind) == monitors.ScheduleOnCalendar {
+		return "Calendar expression"
+	}
+	return "Cron expression"
+}
+
+// neverFires is the error of an expression that parses but has no next
+// fire time (or elapse, as systemd says).
+func neverFires(kind monitors.ScheduleKind) string {
+	if kind == monitors.ScheduleOnCalendar {
+		return exprLabel(string(kind)) + ": it never elapses."
+	}
+	return exprLabel(string(kind)) + ": it never fires."
+}
+
+// formField maps a ValidationError's field to the form's field and label,
+// for a form whose schedule is of kind.
+func formField(field, kind string) (string, string) {
 	switch field {
 	case "schedule.expr":
-		return "expr", "Cron expression"
+		return "expr", exprLabel(kind)
 	case "schedule.tz":
 		return "tz", "Time zone"
 	case "schedule.dialect":
@@ -323,8 +342,8 @@ func (h *Handler) monitorUpdate(c echo.Context) error {
 	switch {
 	case errors.Is(err, errFormInvalid):
 	case errors.As(err, &ve):
-		field, _ := formField(ve.Field)
-		f.Errors[field] = validationText(err)
+		field, _ := formField(ve.Field, f.Kind)
+		f.Errors[field] = validationText(err, f.Kind)
 	case errors.Is(err, monitors.ErrConflict):
 		f.Errors["slug"] = fmt.Sprintf("Slug: another monitor of this project is called %q; choose another slug.", f.Slug)
 	case err != nil:
@@ -369,7 +388,7 @@ func preview(f *monitorForm, now time.Time) *previewData {
 			return &previewData{Interval: true, Error: "Interval: enter how often the job runs, such as 5m, 1h or 1d."}
 		}
 		if _, err := monitors.ParseSchedule(monitors.ScheduleSpec{Kind: monitors.ScheduleInterval, EverySeconds: secs}); err != nil {
-			return &previewData{Interval: true, Error: validationText(err)}
+			return &previewData{Interval: true, Error: validationText(err, f.Kind)}
 		}
 		return &previewData{Interval: true, Words: "Expects a ping every " + plainDuration(time.Duration(secs)*time.Second) +
 			", counted from the last ping."}
@@ -393,7 +412,7 @@ func preview(f *monitorForm, now time.Time) *previewData {
 	}
 	sched, err := monitors.ValidateSchedule(spec.WithDefaults())
 	if err != nil {
-		return &previewData{Error: validationText(err)}
+		return &previewData{Error: validationText(err, f.Kind)}
 	}
 	loc := sched.Location()
 	if _, ok := sched.(monitors.Interval); ok { // robfig's @every
@@ -411,15 +430,17 @@ func preview(f *monitorForm, now time.Time) *previewData {
 		d.Times = append(d.Times, lt.Format("Mon 2 Jan 2006, 15:04:05 MST"))
 	}
 	if len(d.Times) == 0 {
-		d.Error = "Cron expression: it never fires."
+		d.Error = neverFires(spec.Kind)
 	}
 	return d
 }
 
-func validationText(err error) string {
+// validationText is err in words, labelled with the form field it names,
+// for a form whose schedule is of kind.
+func validationText(err error, kind string) string {
 	var ve *monitors.ValidationError
 	if errors.As(err, &ve) {
-		_, label := formField(ve.Field)
+		_, label := formField(ve.Field, kind)
 		return label + ": " + ve.Message + "."
 	}
 	return err.Error()

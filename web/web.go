@@ -245,6 +245,18 @@ func (h *Handler) Register(e *echo.Echo) {
 	viewer(http.MethodPost, "/keys/:id/revoke", h.keyRevoke)
 	viewer(http.MethodGet, "/settings", h.settings)
 	viewer(http.MethodPost, "/settings", h.settingsUpdate)
+	viewer(http.MethodPost, "/settings/rotate-ping-key", h.settingsRotatePingKey)
+	viewer(http.MethodPost, "/monitors/:id/rotate-ping-key", h.monitorRotatePingKey)
+
+	// A person's own account, with or without a project. Changing the
+	// password checks the current one with bcrypt: it shares the sign-in
+	// limit, so it cannot be used to guess passwords faster.
+	user := func(method, path string, fn func(echo.Context) error, mw ...echo.MiddlewareFunc) {
+		page(method, path, fn, append([]echo.MiddlewareFunc{h.requireUser}, mw...)...)
+	}
+	user(http.MethodGet, "/account", h.account)
+	user(http.MethodPost, "/account/password", h.accountPassword, h.limiter)
+	user(http.MethodPost, "/account/sign-out-everywhere", h.accountSignOutEverywhere)
 }
 
 // headers sets the security headers of every page, and refuses

@@ -556,6 +556,12 @@ func TestMonitorForm(t *testing.T) {
 	require.Equal(t, monitors.ScheduleSpec{Kind: monitors.ScheduleOnCalendar, Expr: "Mon..Fri 02:30", TZ: "Europe/Berlin"}, tm.Schedule)
 	require.Contains(t, c.get("/monitors/"+tm.ID+"/edit").body, `id="kind-oncalendar" checked`)
 	require.NoError(t, b.store.MonitorDelete(ctx, b.project.ID, tm.ID))
+	// Its mistakes are named as a calendar expression's.
+	rob.Set("expr", "Mon..Fri 25:00")
+	r = c.postForm("/monitors", rob)
+	require.Equal(t, http.StatusUnprocessableEntity, r.status)
+	require.Contains(t, r.body, `Calendar expression: &#34;Mon..Fri 25:00&#34; is not a systemd calendar expression: hour 25 is out of range`)
+	require.NotContains(t, r.body, "Cron expression:")
 
 	// An edit reconfigures the monitor and marks what the person changed.
 	edit := url.Values{}

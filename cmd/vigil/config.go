@@ -101,6 +101,7 @@ func allowedTargetsSetting(p *notifiers.AllowedTargets) func(string) error {
 func serverSettings(c *server.Config) []setting {
 	core := []setting{
 		{"VIGIL_DATABASE_URL", "database", "./vigil.db", "postgres:// URL, or a SQLite file path", stringSetting(&c.DatabaseURL)},
+		{"VIGIL_SECRET_KEY_FILE", "secret-key-file", "", "file of the keys that encrypt channel secrets in the database (default: beside a SQLite database, its name + .key, made on first start; required with PostgreSQL)", stringSetting(&c.SecretKeyFile)},
 		{"VIGIL_LISTEN", "listen", "127.0.0.1:8080", "address to serve on", stringSetting(&c.Listen)},
 		{"VIGIL_BASE_URL", "base-url", "", "public URL of this Vigil, used in ping URLs, links and messages (default: http:// + the listen address)", stringSetting(&c.BaseURL)},
 		{"VIGIL_ALLOW_PRIVATE_TARGETS", "allow-private-targets", "false", "let channels reach loopback and private addresses", boolSetting(&c.AllowPrivateTargets)},
@@ -124,9 +125,10 @@ func serverSettings(c *server.Config) []setting {
 	return core
 }
 
-// databaseSettings lists the settings of commands that only open the database.
+// databaseSettings lists the settings of commands that only open the
+// database: where it is, and the key file of its channel secrets.
 func databaseSettings(c *server.Config) []setting {
-	return serverSettings(c)[:1]
+	return serverSettings(c)[:2]
 }
 
 // parseSettings applies defaults, then the environment, then the flags of

@@ -81,7 +81,9 @@ func importCmd(env *cmdEnv, args []string) error {
 	}
 
 	logger := slog.New(slog.NewTextHandler(env.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	store, err := server.OpenStore(env.ctx, cfg.DatabaseURL, logger)
+	// The import reads the project's channels, whose configs are
+	// encrypted: open the store with the secret key file.
+	store, _, err := server.OpenSealedStore(env.ctx, cfg.DatabaseURL, cfg.SecretKeyFile, logger)
 	if err != nil {
 		return err
 	}

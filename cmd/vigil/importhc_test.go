@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"testing"
 	"time"
@@ -29,7 +30,7 @@ func TestImportHealthchecks(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
 			dbURL := url(t)
-			db := map[string]string{"VIGIL_DATABASE_URL": dbURL}
+			db := map[string]string{"VIGIL_DATABASE_URL": dbURL, "VIGIL_SECRET_KEY_FILE": testdb.KeyFile(dbURL)}
 			hc := healthcheckstest.New(t)
 			const uuid = "803f680d-e89b-492b-82ef-2be7b774a92d"
 			hc.SetChecks(
@@ -70,11 +71,19 @@ func TestImportHealthchecks(t *testing.T) {
 			// The key from the environment; a dry run first.
 			store, err := server.OpenStore(ctx, dbURL, testdb.Logger(t))
 			require.NoError(t, err)
-			_, err = store.ProjectCreate(ctx, &monitors.ProjectCreateParams{ID: keys.NewID(), Name: "Default",
+			dflt, err := store.ProjectCreate(ctx, &monitors.ProjectCreateParams{ID: keys.NewID(), Name: "Default",
 				PingKey: keys.NewProjectPingKey(), Now: time.Now()})
 			require.NoError(t, err)
 			require.NoError(t, store.Close())
-			env := map[string]string{"VIGIL_DATABASE_URL": dbURL, "HEALTHCHECKS_API_KEY": hc.RWKey}
+			// A channel, its config encrypted: the import reads the
+			// project's channels, so it needs the secret key file.
+			sealed, _, err := server.OpenSealedStore(ctx, dbURL, db["VIGIL_SECRET_KEY_FILE"], testdb.Logger(t))
+			require.NoError(t, err)
+			_, err = sealed.ChannelCreate(ctx, &monitors.ChannelCreateParams{ID: keys.NewID(), ProjectID: dflt.ID, Kind: "webhook",
+				Name: "hook", Config: json.RawMessage(`{"url":"https://hooks.example.com/x","secret":"s3cret"}`), Now: time.Now()})
+			require.NoError(t, err)
+			require.NoError(t, sealed.Close())
+			env := map[string]string{"VIGIL_DATABASE_URL": dbURL, "VIGIL_SECRET_KEY_FILE": testdb.KeyFile(dbURL), "HEALTHCHECKS_API_KEY": hc.RWKey}
 			code, out, errOut = runVigil(t, env, args("--dry-run")...)
 			require.Equal(t, 0, code, errOut)
 			require.Contains(t, out, "Read 2 checks and 1 integrations from "+hc.URL)

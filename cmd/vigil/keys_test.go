@@ -74,7 +74,7 @@ func TestKeys(t *testing.T) {
 
 			// The keys work against a real server on the same database.
 			srv, err := server.New(ctx, server.Config{DatabaseURL: dbURL, Listen: "127.0.0.1:0", LogLevel: "info",
-				LogFormat: "text", KeepPings: 100, KeepRuns: 100, PruneInterval: time.Minute}, testdb.Logger(t))
+				LogFormat: "text", KeepPings: 100, KeepRuns: 100, PruneInterval: time.Minute, SecretKeyFile: testdb.KeyFile(dbURL)}, testdb.Logger(t))
 			require.NoError(t, err)
 			hs := httptest.NewServer(srv.Handler())
 			defer hs.Close()

@@ -37,6 +37,7 @@ Commands:
   bench      measure ping ingest or retention: vigil bench ingest|retention [flags]
   users      make dashboard accounts: vigil users create --email EMAIL --project NAME
   keys       manage API keys: vigil keys create|list|revoke
+  secrets    the key file of channel secrets: vigil secrets rotate|init
   import healthchecks
              make monitors from a Healthchecks.io project, keeping its ping URLs
   sync crontab
@@ -75,6 +76,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		err = usersCmd(env, args[1:])
 	case "keys":
 		err = keysCmd(env, args[1:])
+	case "secrets":
+		err = secretsCmd(env, args[1:])
 	case "sync":
 		err = syncCmd(env, args[1:])
 	case "import":

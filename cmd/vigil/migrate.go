@@ -47,7 +47,9 @@ func migrateCmd(env *cmdEnv, args []string) error {
 			fmt.Fprintln(env.stdout, "nothing to apply: the database is up to date")
 		}
 	case action == "up":
-		store, err := server.OpenStore(env.ctx, cfg.DatabaseURL, logger) // opening migrates
+		// Opening migrates, and encrypts the channel secrets not yet
+		// encrypted under the key file's current key.
+		store, _, err := server.OpenSealedStore(env.ctx, cfg.DatabaseURL, cfg.SecretKeyFile, logger)
 		if err != nil {
 			return err
 		}

@@ -40,7 +40,8 @@ func TestMigrateDryRun(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			env := map[string]string{"VIGIL_DATABASE_URL": tc.url(t)}
+			url := tc.url(t)
+			env := map[string]string{"VIGIL_DATABASE_URL": url, "VIGIL_SECRET_KEY_FILE": testdb.KeyFile(url)}
 			code, out, errOut := runVigil(t, env, "migrate", "up", "--dry-run")
 			require.Equal(t, 0, code, errOut)
 			for _, n := range names {

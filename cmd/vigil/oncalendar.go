@@ -7,9 +7,9 @@ import (
 const oncalendarUsage = `vigil oncalendar next EXPR [--tz ZONE] [--from RFC3339] [-n N]`
 
 // oncalendarCmd runs "vigil oncalendar next EXPR [--tz ZONE] [--from
-// RFC3339] [-n N]": the elapses of a systemd calendar expression, as
-// systemd computes them, in the expression's zone (--tz, or the zone named
-// at its end).
+// RFC3339] [-n N]": the elapses of a systemd calendar expression that a
+// running timer reaches (each computed by systemd's rules from the one
+// before), in the expression's zone (--tz, or the zone named at its end).
 func oncalendarCmd(env *cmdEnv, args []string) error {
 	if len(args) == 0 || args[0] != "next" {
 		return usageError{"usage: " + oncalendarUsage}

@@ -46,8 +46,8 @@ func syncCmd(env *cmdEnv, args []string) error {
 		file    = fs.String("file", "", "read this crontab file instead of \"crontab -l\"; --write then writes it")
 		system  = fs.Bool("system", false, "the system format, with a user column (the default for /etc/crontab and /etc/cron.d/*)")
 		write   = fs.Bool("write", false, "install the rewritten crontab, after keeping a backup of the old one")
-		base    = fs.String("url", env.getenv("VIGIL_URL"), "Vigil's base URL (VIGIL_URL)")
-		apiKey  = fs.String("api-key", env.getenv("VIGIL_API_KEY"), "a read-write API key of the project (VIGIL_API_KEY)")
+		base    = fs.String("url", "", "Vigil's base URL (VIGIL_URL)")
+		apiKey  = fs.String("api-key", "", "a read-write API key of the project (VIGIL_API_KEY)")
 		tz      = fs.String("tz", "", "the zone of job lines no CRON_TZ= line precedes (default: the machine's zone)")
 		vigil   = fs.String("vigil", "", "the vigil binary the rewritten lines run (default: this one)")
 		backup  = fs.String("backup", "", "where --write keeps the old crontab (default: F.vigil-backup-TIME, or vigil/crontab-backup-TIME in the user's config directory)")
@@ -65,6 +65,14 @@ func syncCmd(env *cmdEnv, args []string) error {
 	}
 	if fs.NArg() > 0 {
 		return usageError{fmt.Sprintf("unexpected %q", fs.Arg(0))}
+	}
+	// The environment is read after the flags, not as their defaults,
+	// so that -h never prints the key.
+	if *base == "" {
+		*base = env.getenv("VIGIL_URL")
+	}
+	if *apiKey == "" {
+		*apiKey = env.getenv("VIGIL_API_KEY")
 	}
 	var problems []string
 	if *base == "" {

@@ -30,7 +30,7 @@ func startVigil(t *testing.T, dbURL string) *liveVigil {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	srv, err := server.New(ctx, server.Config{DatabaseURL: dbURL, Listen: "127.0.0.1:0", LogLevel: "warn",
-		LogFormat: "text", KeepPings: 1000, KeepRuns: 1000, PruneInterval: time.Hour}, testdb.Logger(t))
+		LogFormat: "text", KeepPings: 1000, KeepRuns: 1000, PruneInterval: time.Hour, SecretKeyFile: testdb.KeyFile(dbURL)}, testdb.Logger(t))
 	require.NoError(t, err)
 	require.NoError(t, srv.Listen())
 	done := make(chan error, 1)
@@ -335,4 +335,12 @@ func TestSyncSystemCrontab(t *testing.T) {
 	st, err := os.Stat(file)
 	require.NoError(t, err)
 	require.Equal(t, os.FileMode(0o644), st.Mode().Perm(), "the file keeps its mode")
+}
+
+func TestSyncCrontabHelpHidesTheKey(t *testing.T) {
+	t.Parallel()
+	code, _, errOut := runVigil(t, map[string]string{"VIGIL_API_KEY": "vk_secret_do_not_print", "VIGIL_URL": "http://x"}, "sync", "crontab", "-h")
+	require.Equal(t, 0, code)
+	require.Contains(t, errOut, "Usage: vigil sync crontab")
+	require.NotContains(t, errOut, "vk_secret_do_not_print")
 }

@@ -148,7 +148,7 @@ func testCronJobCommand(t *testing.T, dbURL string) {
 	bin := vigilproc.Build(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	srv, err := server.New(ctx, server.Config{DatabaseURL: dbURL, Listen: "127.0.0.1:0", LogLevel: "warn",
-		LogFormat: "text", KeepPings: 1000, KeepRuns: 1000, PruneInterval: time.Hour}, testdb.Logger(t))
+		LogFormat: "text", KeepPings: 1000, KeepRuns: 1000, PruneInterval: time.Hour, SecretKeyFile: testdb.KeyFile(dbURL)}, testdb.Logger(t))
 	require.NoError(t, err)
 	require.NoError(t, srv.Listen())
 	done := make(chan error, 1)

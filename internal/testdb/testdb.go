@@ -26,6 +26,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -33,6 +34,7 @@ import (
 	"github.com/vigilhq/vigil/monitors"
 	"github.com/vigilhq/vigil/monitors/pgstore"
 	"github.com/vigilhq/vigil/monitors/sqlitestore"
+	"github.com/vigilhq/vigil/secrets"
 )
 
 // PostgresURLEnv names the environment variable with the URL of the test
@@ -78,6 +80,12 @@ func PostgresURL(tb testing.TB) string {
 	if err != nil {
 		tb.Fatalf("%s: %v", PostgresURLEnv, err)
 	}
+	key := filepath.Join(tb.TempDir(), "secret.key")
+	if _, err := secrets.Create(key); err != nil {
+		tb.Fatalf("create the secret key file of the test database: %v", err)
+	}
+	keyFiles.Store(schema, key)
+	tb.Cleanup(func() { keyFiles.Delete(schema) })
 	return u
 }
 
@@ -95,6 +103,26 @@ func withSearchPath(base, schema string) (string, error) {
 		return u.String(), nil
 	}
 	return base + " search_path=" + schema, nil
+}
+
+// keyFiles maps the schemas PostgresURL made to their secret key files.
+var keyFiles sync.Map
+
+// KeyFile returns the secret key file (VIGIL_SECRET_KEY_FILE) of a test
+// database that PostgresURL made, created with it, for servers on it to
+// share; "" for any other database (beside a SQLite file, the server makes
+// its own).
+func KeyFile(dbURL string) string {
+	schema := ""
+	if u, err := url.Parse(dbURL); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
+		schema = u.Query().Get("search_path")
+	} else if _, after, ok := strings.Cut(dbURL, "search_path="); ok {
+		schema, _, _ = strings.Cut(after, " ")
+	}
+	if v, ok := keyFiles.Load(schema); ok && schema != "" {
+		return v.(string)
+	}
+	return ""
 }
 
 // SQLitePath returns the path of a SQLite file, not yet created, in a

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/vigilhq/vigil/internal/testdb"
 )
 
 // Build compiles ./cmd/vigil into a temporary directory and returns its
@@ -75,6 +77,9 @@ func Start(t testing.TB, bin, dbURL string, env ...string) *Proc {
 	cmd := exec.Command(bin, "serve", "--database", dbURL, "--listen", "127.0.0.1:0",
 		"--ping-rate-limit", "0", "--keep-pings", "10000000")
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}, env...)
+	if key := testdb.KeyFile(dbURL); key != "" {
+		cmd.Env = append(cmd.Env, "VIGIL_SECRET_KEY_FILE="+key) // PostgreSQL needs one
+	}
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
 	cmd.Stdout = io.Discard

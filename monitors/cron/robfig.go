@@ -152,6 +152,12 @@ type Orbit struct {
 	// NextFunc returns the first fire time strictly after its argument, or
 	// the zero Time when there is none.
 	NextFunc func(time.Time) time.Time
+	// Start, when set, returns an instant at or before its argument from
+	// which NextFunc gives a fire time of the chain. Without it, any
+	// instant is taken to be one two fires back; an engine whose detours
+	// last longer (systemd, started inside an hour repeated in autumn,
+	// fires through that hour) says where its chains start.
+	Start func(time.Time) time.Time
 }
 
 // Prev returns the last fire time of the chain strictly before t, or the
@@ -183,7 +189,11 @@ func (o Orbit) walk(t time.Time) (prev, next time.Time) {
 		}
 	}
 	for ; w <= OrbitSpan; w *= 2 {
-		f := o.NextFunc(t.Add(-w))
+		from := t.Add(-w)
+		if o.Start != nil {
+			from = o.Start(from)
+		}
+		f := o.NextFunc(from)
 		if f.IsZero() || !f.Before(t) {
 			continue
 		}

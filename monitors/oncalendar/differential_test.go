@@ -18,7 +18,7 @@ import (
 // asks systemd-analyze about; VIGIL_ONCALENDAR_SEED picks other ones.
 const differentialCount = 120
 
-// TestDifferentialSystemd compares Parse, String and Next with
+// TestDifferentialSystemd compares Parse, String and SystemdNext with
 // systemd-analyze itself, on random expressions from the grammar of
 // systemd.time(7), in every zone of the vectors and from base times
 // around their transitions. It needs systemd-analyze and is skipped
@@ -87,10 +87,12 @@ func TestDifferentialSystemd(t *testing.T) {
 	}
 }
 
+// nextN is what systemd-analyze calendar --base-time=from --iterations=n
+// prints: SystemdNext from the base time, then from each elapse.
 func nextN(e *oncalendar.Expr, from time.Time, n int) []int64 {
 	var out []int64
 	for range n {
-		from = e.Next(from)
+		from = e.SystemdNext(from)
 		if from.IsZero() {
 			break
 		}

@@ -11,8 +11,9 @@
 //
 //	loc, _ := time.LoadLocation("Europe/Berlin")
 //	e, err := oncalendar.Parse("Mon..Fri 02:30", loc)
-//	next := e.Next(now) // first elapse strictly after now, in e.Location()
-//	prev := e.Prev(now) // last elapse strictly before now
+//	next := e.Next(now) // first elapse strictly after now of a running timer, in e.Location()
+//	prev := e.Prev(now) // its last elapse strictly before now
+//	e.SystemdNext(now)  // first elapse strictly after now as systemd-analyze computes it from now
 //	e.Describe()        // "at 02:30 on Monday to Friday"
 //	e.String()          // "Mon..Fri *-*-* 02:30:00", as systemd normalizes it
 //
@@ -47,7 +48,12 @@
 //   - A wall time that occurs twice in the autumn elapses once, at its
 //     first (daylight-saving) reading; an expression that elapses every
 //     few minutes skips the repeated hour too, unless the search starts
-//     inside it.
+//     inside it. A timer searches from its last elapse, so a running
+//     timer never starts inside it: Next and Prev follow the chain of
+//     elapses (SystemdNext of the one before), and SystemdNext from an
+//     instant inside the repeated hour, as systemd-analyze computes it,
+//     can name a time the running timer never reaches (01:59:59 EST
+//     when 01:59:59 EDT has elapsed).
 //   - systemd 252 gives up ("Infinite loop in calendar calculation") on a
 //     few expressions crossing a gap at midnight (America/Havana,
 //     America/Santiago) or at 02:45 (Pacific/Chatham), and its timer then

@@ -6,6 +6,13 @@
 // which expressions it refuses, and writes testdata/systemd252.jsonl.
 // TestVectors reads that file, so CI needs no systemd.
 //
+// It also writes testdata/chains252.jsonl: for every curated expression
+// and every 2026 transition of every zone, the elapses of a timer that was
+// started well before the transition (systemd computing each elapse from
+// the one before, as a timer does from its last trigger), kept from ten
+// before the transition to ten after it. The chain tests and the monitors'
+// no-false-alarm test read it.
+//
 //	go run gen_vectors.go
 package main
 
@@ -111,6 +118,90 @@ func main() {
 	}
 	must(f.Close())
 	fmt.Printf("wrote %d vectors (%d expressions, %d invalid)\n", n, len(exprs), len(invalid))
+	fmt.Printf("wrote %d chains\n", writeChains(ctx))
+}
+
+// chain is one line of testdata/chains252.jsonl: the elapses of expr in tz
+// of a timer started at base, from ten before the transition at tr to ten
+// after it (fewer when there are no more, or when systemd got stuck).
+type chain struct {
+	TZ    string  `json:"tz"`
+	Tr    int64   `json:"tr"`
+	Base  int64   `json:"base"`
+	Expr  string  `json:"expr"`
+	Next  []int64 `json:"next"`
+	Stuck bool    `json:"stuck,omitempty"`
+}
+
+// chainIterations is how many elapses each chain asks systemd for.
+const chainIterations = 240
+
+// chainStarts are how long before a transition a chain may start: the
+// furthest one whose elapses still reach ten past the transition is used,
+// so that the chain is a long-running timer's when it gets there. Each is
+// more than an hour before, out of every zone's repeated or skipped hour.
+var chainStarts = []time.Duration{72 * time.Hour, 26 * time.Hour, 7 * time.Hour, 3 * time.Hour, 2 * time.Hour, 70 * time.Minute}
+
+func writeChains(ctx context.Context) int {
+	f, err := os.Create("testdata/chains252.jsonl")
+	if err != nil {
+		log.Fatal(err)
+	}
+	enc := json.NewEncoder(f)
+	enc.SetEscapeHTML(false)
+	n := 0
+	for _, zone := range oracle.Zones {
+		loc, err := time.LoadLocation(zone)
+		if err != nil {
+			log.Fatal(err)
+		}
+		trs := oracle.Transitions(loc, 2026)
+		if len(trs) == 0 {
+			trs = []time.Time{time.Date(2026, 3, 8, 2, 0, 0, 0, loc)}
+		}
+		for _, tr := range trs {
+			runs := make([][]oracle.Result, len(chainStarts))
+			for i, d := range chainStarts {
+				if runs[i], err = oracle.Calendar(ctx, zone, tr.Add(-d).Unix(), chainIterations, oracle.Curated); err != nil {
+					log.Fatal(err)
+				}
+			}
+			for k, expr := range oracle.Curated {
+				if strings.Contains(strings.ReplaceAll(expr, "..", ""), ".") {
+					// systemd-analyze prints whole seconds: a fraction
+					// would be lost.
+					continue
+				}
+				var pick *oracle.Result
+				var base time.Time
+				for i, d := range chainStarts {
+					r := &runs[i][k]
+					after := 0
+					for _, u := range r.Next {
+						if u >= tr.Unix() {
+							after++
+						}
+					}
+					// Enough past the transition, or all there is.
+					if after >= 10 || len(r.Next) < chainIterations && !r.Stuck || i == len(chainStarts)-1 {
+						pick, base = r, tr.Add(-d)
+						break
+					}
+				}
+				next := pick.Next
+				i := 0
+				for i < len(next) && next[i] < tr.Unix() {
+					i++
+				}
+				next = next[max(0, i-10):min(len(next), i+10)]
+				stuck := pick.Stuck && len(next) == len(pick.Next[max(0, i-10):])
+				must(enc.Encode(chain{TZ: zone, Tr: tr.Unix(), Base: base.Unix(), Expr: expr, Next: next, Stuck: stuck}))
+				n++
+			}
+		}
+	}
+	must(f.Close())
+	return n
 }
 
 func must(err error) {

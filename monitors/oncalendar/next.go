@@ -1,6 +1,10 @@
 package oncalendar
 
-import "time"
+import (
+	"time"
+
+	"github.com/vigilhq/vigil/monitors/cron"
+)
 
 // usecPerSec is the resolution of systemd's clock: the seconds component
 // of an expression is kept in microseconds.
@@ -400,10 +404,13 @@ func offsetAt(u int64, loc *time.Location) int {
 // that Next and Prev never convert instants that overflow.
 var searchLimit = time.Date(maxYear+1, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// Next returns the first elapse strictly after t, in the expression's
-// zone, or the zero time when there is none. It is the time systemd would
-// compute for a timer whose last trigger (or start) was t.
-func (e *Expr) Next(t time.Time) time.Time {
+// SystemdNext is systemd's calendar_spec_next_usec: the first elapse
+// strictly after t, in the expression's zone, or the zero time when there
+// is none. It is what systemd-analyze calendar --base-time=t prints, and
+// what a timer computes from its last trigger (or its start) t. From an
+// instant that is not an elapse of the timer, it can name a time that a
+// timer running for a while never reaches; see [Expr.Next].
+func (e *Expr) SystemdNext(t time.Time) time.Time {
 	if !t.Before(searchLimit) {
 		return time.Time{}
 	}
@@ -418,50 +425,71 @@ func (e *Expr) Next(t time.Time) time.Time {
 	return time.UnixMicro(n).In(e.loc)
 }
 
-// Prev returns the last elapse strictly before t, or the zero time when
-// there is none. systemd has no such computation; Prev is the last elapse
-// a timer running since well before t would have reached: found from ever
-// earlier starts, then by bisection over where Next lands before t.
+// Next returns the first elapse strictly after t of a timer that has been
+// running for a while, in the expression's zone, or the zero time when
+// there is none.
+//
+// A timer computes each elapse from the one before (its last trigger), so
+// its elapses are a chain, and [Expr.SystemdNext] from an arbitrary
+// instant is not always on it. In the autumn, *-*-* 01:59:59 in
+// America/New_York elapses at 01:59:59 EDT on 2026-11-01, and systemd's
+// next elapse from there is 01:59:59 EST on 2026-11-02: the repeated
+// reading is never reached. Yet SystemdNext from 01:00 EST on 2026-11-01,
+// an hour later, is 01:59:59 EST that day. Next follows the chain from
+// elapses before t (see [cron.Orbit]), so a monitor expects only what the
+// timer will do.
+func (e *Expr) Next(t time.Time) time.Time {
+	if !t.Before(searchLimit) {
+		return time.Time{}
+	}
+	return e.orbit().Next(t)
+}
+
+// Prev returns the last elapse strictly before t of a timer that has been
+// running for a while (the chain that [Expr.Next] follows), or the zero
+// time when there is none within [cron.OrbitSpan].
 func (e *Expr) Prev(t time.Time) time.Time {
 	if t.After(searchLimit) {
 		t = searchLimit
 	}
-	floor := time.Unix(0, 0).Add(-time.Microsecond)
-	for back := time.Second; ; back *= 4 {
-		from := t.Add(-back)
-		if from.Before(floor) {
-			from = floor
-		}
-		if n := e.Next(from); !n.IsZero() && n.Before(t) {
-			return e.lastBefore(from, t)
-		}
-		if !from.After(floor) {
-			return time.Time{}
-		}
-	}
+	return e.orbit().Prev(t)
 }
 
-// lastBefore returns the last elapse before t when Next(from) is one.
-func (e *Expr) lastBefore(from, t time.Time) time.Time {
-	n := e.Next(from)
-	for range 8 { // a frequent expression: step
-		m := e.Next(n)
-		if m.IsZero() || !m.Before(t) {
-			return n
-		}
-		from, n = n, m
+func (e *Expr) orbit() cron.Orbit { return cron.Orbit{NextFunc: e.SystemdNext, Start: e.chainStart} }
+
+// chainStart returns an instant at or before t from which SystemdNext is
+// on the chain of a running timer: t, unless t is within detour of a
+// change of offset (or inside the hour that repeats), and then just before
+// the change (before the repeated hour's first pass). From there the chain
+// is the one a timer running across the change follows, and a search
+// started after the change can differ from it: in the second pass of a
+// repeated hour, systemd elapses through the hour again
+// (*-*-* *:00/15:00 in America/New_York from 01:10 EST elapses at 01:15,
+// 01:30 and 01:45 EST, which a timer that elapsed at 01:45 EDT never does:
+// it goes on at 02:00 EST); after a gap, the first elapse of a running
+// timer can be later than the gap's end (*:*:0/30 in Pacific/Chatham goes
+// from 02:44:30 to 04:00:00, while from 03:50 it elapses at 03:50:30).
+func (e *Expr) chainStart(t time.Time) time.Time {
+	start, _ := t.In(e.loc).ZoneBounds()
+	if start.IsZero() {
+		return t
 	}
-	lo, hi := from, t // Next(lo) is before t; Next(hi) is not
-	for hi.Sub(lo) > time.Microsecond {
-		mid := lo.Add(hi.Sub(lo) / 2).Truncate(time.Microsecond)
-		if !mid.After(lo) {
-			break
-		}
-		if m := e.Next(mid); !m.IsZero() && m.Before(t) {
-			lo = mid
-		} else {
-			hi = mid
-		}
+	_, before := start.Add(-time.Second).In(e.loc).Zone()
+	_, after := start.In(e.loc).Zone()
+	if before == after {
+		return t
 	}
-	return e.Next(lo)
+	back := max(time.Duration(before-after)*time.Second, 0)
+	if t.Before(start.Add(back + detour)) {
+		return start.Add(-back - time.Second)
+	}
+	return t
 }
+
+// detour bounds how long after a change of offset (after the second pass,
+// in autumn) a search from an arbitrary instant can name elapses that a
+// running timer does not: a timer whose next elapse fell into a gap
+// resumes, at the latest, at the next full hour after the gap's end (its
+// search resets the minutes when it normalizes the hour), so a search from
+// later than that finds the same elapses.
+const detour = time.Hour

@@ -26,3 +26,9 @@ var lifecycleQueries = plan.LifecycleQueries{
 			AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.incident_id = i.id AND d.state = 'pending')
 		ORDER BY i.resolved_at LIMIT $2)`,
 }
+
+// secretQueries are the statements of sealing channel configs.
+var secretQueries = plan.SecretQueries{
+	ChannelPage:      `SELECT ` + channelCols + ` FROM channels WHERE id > $1 ORDER BY id LIMIT $2`,
+	ChannelConfigSet: `UPDATE channels SET config = $3::jsonb WHERE project_id = $1 AND id = $2`,
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/vigilhq/vigil/internal/testdb"
 	"github.com/vigilhq/vigil/monitors"
 	"github.com/vigilhq/vigil/monitors/pgstore"
+	"github.com/vigilhq/vigil/monitors/plan"
 	"github.com/vigilhq/vigil/monitors/storetest"
 )
 
@@ -149,4 +150,22 @@ func TestCreateRace(t *testing.T) {
 
 func BenchmarkPingRecordBatch(b *testing.B) {
 	storetest.BenchmarkPingRecordBatch(b, func(tb testing.TB) monitors.Store { return testdb.Postgres(tb) })
+}
+
+func TestSealing(t *testing.T) {
+	storetest.RunSealing(t, storetest.Sealing{
+		NewDB: func(t *testing.T) string { return testdb.PostgresURL(t) },
+		Open: func(t *testing.T, db string, sealer plan.Sealer) monitors.Store {
+			s, err := pgstore.Open(t.Context(), db, pgstore.Options{Logger: testdb.Logger(t), Sealer: sealer})
+			require.NoError(t, err)
+			t.Cleanup(func() { require.NoError(t, s.Close()) })
+			return s
+		},
+		RawConfig: func(t *testing.T, s monitors.Store, channelID string) string {
+			var raw string
+			require.NoError(t, pgstore.Pool(s.(*pgstore.Store)).QueryRow(t.Context(),
+				`SELECT config::text FROM channels WHERE id = $1`, channelID).Scan(&raw))
+			return raw
+		},
+	})
 }

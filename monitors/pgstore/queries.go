@@ -376,4 +376,5 @@ var queries = plan.Queries{
 	SessionDelete: qSessionDelete, SessionDeleteExpired: qSessionDeleteExpired,
 
 	LifecycleQueries: lifecycleQueries,
+	SecretQueries:    secretQueries,
 }

@@ -28,6 +28,10 @@ type Options struct {
 	// that would create more fails with a *monitors.LimitError. 0 or less
 	// is no limit.
 	MaxMonitorsPerProject int
+	// Sealer, when set, encrypts channel configs at rest (secrets.Keyring);
+	// without it they are stored as given, and an encrypted one cannot be
+	// read.
+	Sealer plan.Sealer
 	// MaxConns, when positive, caps the connection pool that Open makes
 	// (pgxpool's default is the larger of 4 and the number of CPUs, or
 	// the URL's pool_max_conns).
@@ -96,7 +100,8 @@ func New(pool *pgxpool.Pool, opts Options) *Store {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Store{pool: pool, log: log, enqueue: opts.EnqueueDeliveries}
-	s.Scripts = plan.Scripts{Driver: s, Q: &queries, Log: log, MaxMonitorsPerProject: opts.MaxMonitorsPerProject}
+	s.Scripts = plan.Scripts{Driver: s, Q: &queries, Log: log, MaxMonitorsPerProject: opts.MaxMonitorsPerProject,
+		Sealer: opts.Sealer}
 	return s
 }
 

@@ -277,7 +277,11 @@ func (s *Scripts) OutageList(ctx context.Context, p *monitors.OutageListParams) 
 // monitors.ErrNotFound.
 func (s *Scripts) ChannelCreate(ctx context.Context, p *monitors.ChannelCreateParams) (*monitors.Channel, error) {
 	now := NowOr(p.Now)
-	if _, err := s.w().Exec(ctx, s.Q.ChannelCreate, p.ID, p.ProjectID, p.Kind, p.Name, ConfigArg(p.Config),
+	config, err := s.configArg(p.ID, p.Config)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.w().Exec(ctx, s.Q.ChannelCreate, p.ID, p.ProjectID, p.Kind, p.Name, config,
 		p.IsDefault, now, now); err != nil {
 		return nil, fmt.Errorf("create channel: %w", err)
 	}
@@ -285,11 +289,11 @@ func (s *Scripts) ChannelCreate(ctx context.Context, p *monitors.ChannelCreatePa
 }
 
 func (s *Scripts) ChannelGet(ctx context.Context, projectID, id string) (*monitors.Channel, error) {
-	return wrap(One(ctx, s.r(), scanChannel, s.Q.ChannelGet, projectID, id))("get channel %s", id)
+	return wrap(s.openChannel(One(ctx, s.r(), scanChannel, s.Q.ChannelGet, projectID, id)))("get channel %s", id)
 }
 
 func (s *Scripts) ChannelList(ctx context.Context, p *monitors.ChannelListParams) ([]*monitors.Channel, error) {
-	return wrap(All(ctx, s.r(), scanChannel, s.Q.ChannelList, p.ProjectID, LimitArg(p.Limit), max(p.Offset, 0)))("list channels")
+	return wrap(s.openChannels(All(ctx, s.r(), scanChannel, s.Q.ChannelList, p.ProjectID, LimitArg(p.Limit), max(p.Offset, 0))))("list channels")
 }
 
 // DeliveryGet returns a delivery of the project, with the event it carries

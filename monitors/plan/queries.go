@@ -36,6 +36,17 @@ type Queries struct {
 	SessionInsert, SessionGet, SessionExtend, SessionDelete, SessionDeleteExpired string
 
 	LifecycleQueries
+	SecretQueries
+}
+
+// SecretQueries are the statements of sealing channel configs (see
+// sealed.go).
+type SecretQueries struct {
+	// ChannelPage lists up to $2 channels of every project with an ID
+	// after $1, by ID.
+	ChannelPage string
+	// ChannelConfigSet sets the stored config ($3) of a channel.
+	ChannelConfigSet string
 }
 
 // LifecycleQueries are the statements of the lifecycle of accounts and

@@ -25,6 +25,10 @@ type Scripts struct {
 	// that would create more fails with a *monitors.LimitError and writes
 	// nothing of it. 0 or less is no limit.
 	MaxMonitorsPerProject int
+	// Sealer, when set, encrypts channel configs at rest (see sealed.go).
+	// Without it they are stored as they are, and an encrypted one cannot
+	// be read.
+	Sealer Sealer
 }
 
 func (s *Scripts) log() *slog.Logger {
@@ -552,7 +556,7 @@ func (s *Scripts) pingPruneCount(ctx context.Context, p *monitors.PingPruneParam
 // writes it.
 func (s *Scripts) ChannelModify(ctx context.Context, p *monitors.ChannelModifyParams) (*monitors.Channel, error) {
 	err := s.Driver.InTx(ctx, func(tx Tx) error {
-		c, err := One(ctx, tx, scanChannel, s.Q.ChannelLock, p.ProjectID, p.ID)
+		c, err := s.openChannel(One(ctx, tx, scanChannel, s.Q.ChannelLock, p.ProjectID, p.ID))
 		if err != nil {
 			return fmt.Errorf("modify channel %s: %w", p.ID, err)
 		}
@@ -561,7 +565,11 @@ func (s *Scripts) ChannelModify(ctx context.Context, p *monitors.ChannelModifyPa
 		}
 		c.ID, c.ProjectID = p.ID, p.ProjectID
 		c.UpdatedAt = c.UpdatedAt.UTC().Truncate(time.Microsecond)
-		if _, err := tx.Exec(ctx, s.Q.ChannelUpdate, c.ProjectID, c.ID, c.Name, ConfigArg(c.Config), c.IsDefault, c.UpdatedAt); err != nil {
+		config, err := s.configArg(c.ID, c.Config)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, s.Q.ChannelUpdate, c.ProjectID, c.ID, c.Name, config, c.IsDefault, c.UpdatedAt); err != nil {
 			return fmt.Errorf("modify channel %s: %w", p.ID, err)
 		}
 		return nil

@@ -32,3 +32,9 @@ var lifecycleQueries = plan.LifecycleQueries{
 	PingPruneBefore: `DELETE FROM pings WHERE id IN (
 		SELECT id FROM (SELECT id, at FROM pings ORDER BY id LIMIT ?2) WHERE at < ?1)`,
 }
+
+// secretQueries are the statements of sealing channel configs.
+var secretQueries = plan.SecretQueries{
+	ChannelPage:      `SELECT ` + channelCols + ` FROM channels WHERE id > ?1 ORDER BY id LIMIT ?2`,
+	ChannelConfigSet: `UPDATE channels SET config = ?3 WHERE project_id = ?1 AND id = ?2`,
+}

@@ -467,4 +467,5 @@ var queries = plan.Queries{
 	SessionDelete: qSessionDelete, SessionDeleteExpired: qSessionDeleteExpired,
 
 	LifecycleQueries: lifecycleQueries,
+	SecretQueries:    secretQueries,
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/vigilhq/vigil/internal/testdb"
 	"github.com/vigilhq/vigil/monitors"
+	"github.com/vigilhq/vigil/monitors/plan"
 	"github.com/vigilhq/vigil/monitors/sqlitestore"
 	"github.com/vigilhq/vigil/monitors/storetest"
 )
@@ -165,4 +166,22 @@ func TestFilesArePrivate(t *testing.T) {
 	st, err := os.Stat(other)
 	require.NoError(t, err)
 	require.Equal(t, os.FileMode(0o640), st.Mode().Perm())
+}
+
+func TestSealing(t *testing.T) {
+	storetest.RunSealing(t, storetest.Sealing{
+		NewDB: func(t *testing.T) string { return testdb.SQLitePath(t) },
+		Open: func(t *testing.T, db string, sealer plan.Sealer) monitors.Store {
+			s, err := sqlitestore.Open(t.Context(), db, sqlitestore.Options{Logger: testdb.Logger(t), Sealer: sealer})
+			require.NoError(t, err)
+			t.Cleanup(func() { require.NoError(t, s.Close()) })
+			return s
+		},
+		RawConfig: func(t *testing.T, s monitors.Store, channelID string) string {
+			var raw string
+			require.NoError(t, sqlitestore.Writer(s.(*sqlitestore.Store)).QueryRowContext(t.Context(),
+				`SELECT config FROM channels WHERE id = ?`, channelID).Scan(&raw))
+			return raw
+		},
+	})
 }

@@ -31,6 +31,10 @@ type Options struct {
 	// that would create more fails with a *monitors.LimitError. 0 or less
 	// is no limit.
 	MaxMonitorsPerProject int
+	// Sealer, when set, encrypts channel configs at rest (secrets.Keyring);
+	// without it they are stored as given, and an encrypted one cannot be
+	// read.
+	Sealer plan.Sealer
 }
 
 // busyTimeoutMS is how long a connection waits for a lock held by another
@@ -140,7 +144,8 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}
 	s := &Store{path: path, w: w, r: r, stmts: stmts, log: log, enqueue: opts.EnqueueDeliveries}
-	s.Scripts = plan.Scripts{Driver: s, Q: &queries, Log: log, MaxMonitorsPerProject: opts.MaxMonitorsPerProject}
+	s.Scripts = plan.Scripts{Driver: s, Q: &queries, Log: log, MaxMonitorsPerProject: opts.MaxMonitorsPerProject,
+		Sealer: opts.Sealer}
 	return s, nil
 }
 

@@ -150,6 +150,12 @@ func parse(args []string, env func(string) string, stderr io.Writer) (*config, e
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usage)
+		// The keys from the environment are secrets: not shown as defaults.
+		for _, name := range []string{"key", "project-key"} {
+			if f := fs.Lookup(name); f != nil {
+				f.DefValue = ""
+			}
+		}
 		fs.PrintDefaults()
 	}
 	fs.StringVar(&cfg.url, "url", cfg.url, "Vigil's base URL, such as https://vigil.example.com (VIGIL_URL)")

@@ -347,6 +347,17 @@ func TestSettingsFromEnvironment(t *testing.T) {
 	require.True(t, cfg.update)
 }
 
+func TestHelpHidesTheKeys(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"VIGIL_PING_KEY": "5b5c8a34-8f0e-4b5e-9a40-2a1f1f2bc0b4", "VIGIL_PROJECT_PING_KEY": "pk_secret_project_key"}
+	var stderr bytes.Buffer
+	code := Main(context.Background(), []string{"-h"}, func(k string) string { return env[k] }, strings.NewReader(""), &bytes.Buffer{}, &stderr)
+	require.Equal(t, 0, code)
+	require.Contains(t, stderr.String(), "--project-key")
+	require.NotContains(t, stderr.String(), env["VIGIL_PING_KEY"])
+	require.NotContains(t, stderr.String(), env["VIGIL_PROJECT_PING_KEY"])
+}
+
 func TestUsageErrors(t *testing.T) {
 	t.Parallel()
 	env := func(string) string { return "" }

@@ -132,7 +132,7 @@ func TestScaleOut(t *testing.T) {
 	}
 	front := nginxProxy(t, upstreams)
 	env := []string{
-		"VIGIL_DATABASE_URL=" + dbURL,
+		"VIGIL_DATABASE_URL=" + dbURL, "VIGIL_SECRET_KEY_FILE=" + testdb.KeyFile(dbURL),
 		"VIGIL_BASE_URL=" + front,
 		"VIGIL_ALLOW_PRIVATE_TARGETS=true",
 		"VIGIL_TRUSTED_PROXIES=127.0.0.1",

@@ -45,7 +45,7 @@ func TestUpgradeUnderLoad(t *testing.T) {
 	newBin := buildVigil(t, "../..")
 	ctx := context.Background()
 
-	env := []string{"VIGIL_DATABASE_URL=" + dbURL, "VIGIL_PING_RATE_LIMIT=0", "VIGIL_KEEP_PINGS=10000000"}
+	env := []string{"VIGIL_DATABASE_URL=" + dbURL, "VIGIL_SECRET_KEY_FILE=" + testdb.KeyFile(dbURL), "VIGIL_PING_RATE_LIMIT=0", "VIGIL_KEEP_PINGS=10000000"}
 	old := newReplica(t, "old", oldBin, env)
 	out := old.start()
 	key := regexp.MustCompile(`vk_[A-Za-z0-9_-]{40,}`).FindString(out)

@@ -106,8 +106,9 @@ func Start(t testing.TB, opts ...Option) *Vigil {
 	var addr string
 	for try := 0; ; try++ {
 		addr = freeAddr(t)
+		db := o.database(t)
 		cfg := server.Config{
-			DatabaseURL: o.database(t), Listen: addr, BaseURL: "http://" + addr,
+			DatabaseURL: db, SecretKeyFile: testdb.KeyFile(db), Listen: addr, BaseURL: "http://" + addr,
 			LogLevel: "info", LogFormat: "text",
 			KeepPings: 1000, KeepRuns: 1000, PruneInterval: 10 * time.Minute,
 			Ingest: server.IngestSettings{BatchSize: 500, BatchWindow: 2 * time.Millisecond, RateLimit: 5, RateBurst: 50},

@@ -51,38 +51,31 @@ func Calendar(ctx context.Context, tz string, base int64, n int, exprs []string)
 }
 
 func calendar(ctx context.Context, tz string, base int64, n int, exprs []string) ([]Result, error) {
-	args := []string{"calendar", fmt.Sprintf("--base-time=@%d", base), fmt.Sprintf("--iterations=%d", n), "--"}
-	args = append(args, exprs...)
-	cmd := exec.CommandContext(ctx, "systemd-analyze", args...)
-	cmd.Env = append(os.Environ(), "TZ="+tz, "LC_ALL=C", "SYSTEMD_COLORS=0", "SYSTEMD_PAGER=")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	stuck := false
+	res, stuck, err := run(ctx, tz, base, n, exprs)
 	if err != nil {
-		// systemd gives up on a search of more than 1000 steps ("Infinite
-		// loop in calendar calculation"): the timer elapses no more.
-		if len(exprs) > 1 || !strings.Contains(stderr.String(), "Failed to determine next elapse") {
-			return nil, fmt.Errorf("systemd-analyze calendar %q (TZ=%s): %w: %s", exprs, tz, err, strings.TrimSpace(stderr.String()))
-		}
-		stuck = true
-	}
-	res, err := parse(out)
-	if err != nil {
-		return nil, fmt.Errorf("read systemd-analyze output (TZ=%s): %w", tz, err)
+		return nil, err
 	}
 	if stuck {
-		// Nothing is printed then: find how far it got.
+		// Nothing is printed then: find how far it got, by bisection over
+		// the number of iterations (one that gets stuck at k gets stuck at
+		// every number past k).
 		res = []Result{{Expr: exprs[0], Stuck: true}}
-		for k := n - 1; k > 0; k-- {
-			part, err := calendar(ctx, tz, base, k, exprs)
+		lo, hi := 0, n // lo iterations succeed (0: trivially), hi get stuck
+		var last []Result
+		for hi-lo > 1 {
+			mid := lo + (hi-lo)/2
+			part, stuck, err := run(ctx, tz, base, mid, exprs)
 			if err != nil {
 				return nil, err
 			}
-			if !part[0].Stuck {
-				res[0].Next, res[0].Normalized = part[0].Next, part[0].Normalized
-				break
+			if stuck {
+				hi = mid
+			} else {
+				lo, last = mid, part
 			}
+		}
+		if last != nil {
+			res[0].Next, res[0].Normalized = last[0].Next, last[0].Normalized
 		}
 	}
 	for i := range exprs {
@@ -91,6 +84,31 @@ func calendar(ctx context.Context, tz string, base int64, n int, exprs []string)
 		}
 	}
 	return res, nil
+}
+
+// run runs systemd-analyze calendar once. stuck reports that it gave up,
+// which only a run for one expression may do without an error.
+func run(ctx context.Context, tz string, base int64, n int, exprs []string) (res []Result, stuck bool, err error) {
+	args := []string{"calendar", fmt.Sprintf("--base-time=@%d", base), fmt.Sprintf("--iterations=%d", n), "--"}
+	args = append(args, exprs...)
+	cmd := exec.CommandContext(ctx, "systemd-analyze", args...)
+	cmd.Env = append(os.Environ(), "TZ="+tz, "LC_ALL=C", "SYSTEMD_COLORS=0", "SYSTEMD_PAGER=")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		// systemd gives up on a search of more than 1000 steps ("Infinite
+		// loop in calendar calculation"): the timer elapses no more.
+		if len(exprs) > 1 || !strings.Contains(stderr.String(), "Failed to determine next elapse") {
+			return nil, false, fmt.Errorf("systemd-analyze calendar %q (TZ=%s): %w: %s", exprs, tz, err, strings.TrimSpace(stderr.String()))
+		}
+		return nil, true, nil
+	}
+	res, err = parse(out)
+	if err != nil {
+		return nil, false, fmt.Errorf("read systemd-analyze output (TZ=%s): %w", tz, err)
+	}
+	return res, false, nil
 }
 
 // Parses reports whether systemd-analyze accepts expr (with TZ=tz).
