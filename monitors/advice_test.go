@@ -126,3 +126,55 @@ func TestScheduleGap(t *testing.T) {
 	_, ok := monitors.ScheduleGap(monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: "nope"}, from)
 	require.False(t, ok)
 }
+
+// BenchmarkAdvise measures what the advice costs the answer to a ping:
+// Advise with the schedule's gap remembered (every ping but a process's
+// first of each schedule), and the first sight of a schedule, against
+// ApplyPing, the state machine's work on every ping.
+func BenchmarkAdvise(b *testing.B) {
+	now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	mon := func(spec monitors.ScheduleSpec, grace int64, p *monitors.RetryPolicy) *monitors.Monitor {
+		m := &monitors.Monitor{ID: "m1", Name: "job", Schedule: spec, GraceSeconds: grace, RetryPolicy: p}
+		m.ApplyDefaults()
+		return m
+	}
+	hourly := monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: "0 * * * *", TZ: "Europe/Berlin"}
+	robfig := monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: "30 2 * * *", TZ: "America/New_York", Dialect: monitors.DialectRobfig}
+	b.Run("baseline/ApplyPing", func(b *testing.B) {
+		m := mon(hourly, 300, nil)
+		at := now
+		for b.Loop() {
+			at = at.Add(time.Hour)
+			if _, err := monitors.ApplyPing(m, &monitors.Ping{Kind: monitors.PingSuccess, At: at}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	for _, c := range []struct {
+		name string
+		m    *monitors.Monitor
+	}{
+		{"remembered/no-advice", mon(hourly, 300, nil)},
+		{"remembered/two-advice", mon(hourly, 3600, hangfireDefault())},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			var a monitors.Adviser
+			a.Advise(c.m, now)
+			for b.Loop() {
+				_ = monitors.AdviceStrings(a.Advise(c.m, now))
+			}
+		})
+	}
+	for _, c := range []struct {
+		name string
+		spec monitors.ScheduleSpec
+	}{{"first-sight/cronie", hourly}, {"first-sight/robfig", robfig}} {
+		b.Run(c.name, func(b *testing.B) {
+			m := mon(c.spec, 300, nil)
+			for b.Loop() {
+				var a monitors.Adviser
+				a.Advise(m, now)
+			}
+		})
+	}
+}

@@ -136,6 +136,7 @@ func TestBrowserAccountAndKeys(t *testing.T) {
 	b.click(`a.user[href="/account"]`)
 	b.waitFor("the account page", `[...document.querySelectorAll("h1")].some(h => h.textContent.trim() === "Your account")`, 10*time.Second)
 	b.checkLabels("the account page")
+	b.screenshot("account")
 
 	// A wrong current password changes nothing.
 	b.fill("#current-password", "not-my-password")
@@ -199,5 +200,4 @@ func TestBrowserAccountAndKeys(t *testing.T) {
 	require.False(t, other.signedIn(), "the other session ended too")
 	b.run("reopen the account page", chromedp.Navigate(base+"/account"))
 	b.waitFor("sent to sign in", `[...document.querySelectorAll("h1")].some(h => h.textContent.trim() === "Sign in to Vigil")`, 10*time.Second)
-	b.screenshot("account")
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -49,6 +50,7 @@ type benchIngestOpts struct {
 	rate        float64
 	baseline    bool
 	halfRate    bool
+	noop        bool
 	batchSize   int
 	batchWindow time.Duration
 	writers     int
@@ -71,6 +73,7 @@ func benchIngestCmd(env *cmdEnv, args []string) error {
 	fs.Float64Var(&o.rate, "rate", 0, "pings per second in all (0: flat out)")
 	fs.BoolVar(&o.baseline, "baseline", true, "also run with one transaction per ping, for the ratio")
 	fs.BoolVar(&o.halfRate, "half-rate", true, "when flat out, also run group commit at half its measured rate, for latency")
+	fs.BoolVar(&o.noop, "noop", true, "also measure a no-op HTTP server (a Go net/http handler answering 200 \"OK\") under the same load, for the ratio")
 	fs.IntVar(&o.batchSize, "ingest-batch-size", ingest.BatchSizeDefault, "batch size of the group-commit run")
 	fs.DurationVar(&o.batchWindow, "ingest-batch-window", ingest.BatchWindowDefault, "batch window of the group-commit run")
 	fs.IntVar(&o.writers, "writers", 0, "batches written at once (0: by database, as vigil serve does)")
@@ -162,6 +165,14 @@ func (b *ingestBench) run() error {
 	if baseline != nil {
 		results = append(results, baseline)
 	}
+	var noop *benchResult
+	if o.noop {
+		n, err := b.noopPhase(o.rate)
+		if err != nil {
+			return err
+		}
+		noop = n
+	}
 	if o.rate == 0 && o.halfRate && results[0].acked > 0 {
 		half := results[0].rate() / 2
 		r, err := b.phase(fmt.Sprintf("group commit at %.0f pings/s (half)", half), grouped, half, "")
@@ -181,11 +192,19 @@ func (b *ingestBench) run() error {
 		fmt.Fprintf(tw, "%s\t%.0f\t%s\t%s\t%s\t%s\t%d\t%s\t\n", r.name, r.rate(), ms(r.pct(50)), ms(r.pct(95)), ms(r.pct(99)),
 			ms(r.pct(100)), r.failed, mean)
 	}
+	if noop != nil {
+		fmt.Fprintf(tw, "%s\t%.0f\t%s\t%s\t%s\t%s\t%d\t-\t\n", noop.name, noop.rate(), ms(noop.pct(50)), ms(noop.pct(95)),
+			ms(noop.pct(99)), ms(noop.pct(100)), noop.failed)
+	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	if o.baseline && results[1].acked > 0 {
 		fmt.Fprintf(b.out, "group commit / one transaction per ping: %.1fx\n", results[0].rate()/results[1].rate())
+	}
+	if noop != nil && noop.acked > 0 {
+		fmt.Fprintf(b.out, "group commit / no-op HTTP server: %.3f\n", results[0].rate()/noop.rate())
+		results = append(results, noop)
 	}
 	for _, r := range results {
 		if len(r.statuses) > 0 {
@@ -222,10 +241,7 @@ func (b *ingestBench) phase(name string, ing server.IngestSettings, rate float64
 	go func() { done <- srv.Run(ctx) }()
 
 	base := "http://" + srv.Addr()
-	client := &http.Client{Transport: &http.Transport{
-		MaxIdleConns: b.o.connections, MaxIdleConnsPerHost: b.o.connections, MaxConnsPerHost: b.o.connections,
-		DisableCompression: true, IdleConnTimeout: time.Minute,
-	}, Timeout: 30 * time.Second}
+	client := b.client()
 	defer client.CloseIdleConnections()
 
 	if b.o.warmup > 0 {
@@ -254,6 +270,51 @@ func (b *ingestBench) phase(name string, ing server.IngestSettings, rate float64
 		return nil, fmt.Errorf("run server: %w", err)
 	}
 	return r, nil
+}
+
+// noopPhase drives the same load at a Go net/http server whose handler
+// only answers 200 "OK": the HTTP limit of this machine with this load
+// generator, measured in the same run as Vigil.
+func (b *ingestBench) noopPhase(rate float64) (*benchResult, error) {
+	ctx, cancel := context.WithCancel(b.ctx)
+	defer cancel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("listen for the no-op server: %w", err)
+	}
+	srv := &http.Server{
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			_, _ = io.WriteString(w, "OK")
+		}),
+		ReadHeaderTimeout: 10 * time.Second,
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	client := b.client()
+	defer client.CloseIdleConnections()
+	base := "http://" + ln.Addr().String()
+	if b.o.warmup > 0 {
+		b.drive(ctx, client, base, rate, b.o.warmup)
+	}
+	r := b.drive(ctx, client, base, rate, b.o.duration)
+	r.name = `no-op HTTP server (200 "OK")`
+	if err := srv.Shutdown(ctx); err != nil {
+		return nil, fmt.Errorf("stop the no-op server: %w", err)
+	}
+	if err := <-done; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return nil, fmt.Errorf("run the no-op server: %w", err)
+	}
+	return r, nil
+}
+
+// client is the load generator's HTTP client: one keep-alive connection
+// per concurrent sender.
+func (b *ingestBench) client() *http.Client {
+	return &http.Client{Transport: &http.Transport{
+		MaxIdleConns: b.o.connections, MaxIdleConnsPerHost: b.o.connections, MaxConnsPerHost: b.o.connections,
+		DisableCompression: true, IdleConnTimeout: time.Minute,
+	}, Timeout: 30 * time.Second}
 }
 
 // setup creates a project and the monitors to ping, in place of the

@@ -21,6 +21,8 @@ func TestBenchIngest(t *testing.T) {
 		require.Regexp(t, regexp.MustCompile(run+`\s+[1-9]\d*\s+\d+\.\dms`), out, "a line for %s with a rate", run)
 	}
 	require.Regexp(t, `group commit / one transaction per ping: \d+\.\dx`, out)
+	require.Regexp(t, `no-op HTTP server \(200 "OK"\)\s+[1-9]\d*\s+\d+\.\dms`, out, "a line for the no-op server with a rate")
+	require.Regexp(t, `group commit / no-op HTTP server: \d\.\d{3}`, out)
 	require.NotContains(t, out, "answers other than 200")
 }
 
