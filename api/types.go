@@ -141,7 +141,7 @@ type Declaration struct {
 type DeclarationResult struct {
 	Monitors []Monitor `json:"monitors" doc:"the declared monitors, in the order declared"`
 	// Undeclared are the source's monitors it no longer declares.
-	Undeclared []Monitor `json:"undeclared" doc:"the source's monitors it no longer declares: paused, history kept"`
+	Undeclared []Monitor `json:"undeclared" doc:"the source's monitors it no longer declares: status undeclared, not watched, history kept"`
 }
 
 // MonitorList is a page of monitors.

@@ -569,6 +569,19 @@ func (h *Handler) monitorFacts(ctx context.Context, v *viewer, m *monitors.Monit
 	if m.DeadlineSeconds > 0 {
 		facts = append(facts, fact{"Deadline", plainDuration(m.Deadline()) + " after each occurrence"})
 	}
+	if p := m.RetryPolicy; p != nil {
+		retries := "none"
+		if p.MaxRetries > 0 {
+			retries = fmt.Sprintf("up to %d", p.MaxRetries)
+			if chain, ok := monitors.RetryChain(p); ok {
+				retries += ", over " + plainDuration(chain) + " at most"
+			}
+		}
+		if p.Name != "" {
+			retries = p.Name + ": " + retries
+		}
+		facts = append(facts, fact{"Retries", retries})
+	}
 	alert := map[monitors.AlertOnFailure]string{
 		monitors.AlertFinal:        "final failures only (not those the scheduler retries)",
 		monitors.AlertEveryAttempt: "every failed attempt",
@@ -602,7 +615,7 @@ func (h *Handler) monitorFacts(ctx context.Context, v *viewer, m *monitors.Monit
 	if m.Source != "" {
 		src := "declared by " + m.Source
 		if !m.Discovered {
-			src += " (no longer declared: paused, history kept)"
+			src += " (no longer declared: undeclared, not watched, history kept)"
 		}
 		facts = append(facts, fact{"Source", src})
 	}

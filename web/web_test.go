@@ -916,3 +916,26 @@ func TestSetupLimits(t *testing.T) {
 	require.Equal(t, http.StatusConflict, r.status)
 	require.Contains(t, r.body, "An account exists already")
 }
+
+// TestMonitorPageSourceAndRetries: the monitor page says what a declared
+// monitor's source did (an undeclared monitor is not paused) and how long
+// its retry policy's retries may take.
+func TestMonitorPageSourceAndRetries(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	now := b.clock.now()
+	m := &monitors.Monitor{ID: keys.NewID(), ProjectID: b.project.ID, Name: "sync", Slug: "sync", PingKey: keys.NewPingKey(),
+		Source: "billing", Schedule: monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: "0 * * * *"},
+		RetryPolicy: &monitors.RetryPolicy{Name: "hangfire-default", MaxRetries: 10,
+			MaxDelaysSeconds: []int64{44, 74, 118, 212, 416, 814, 1514, 2648, 4372, 6866}},
+		CreatedAt: now, UpdatedAt: now}
+	m.ApplyDefaults()
+	m.State.Undeclared = true
+	require.NoError(t, b.store.MonitorInsert(context.Background(), m))
+
+	body := b.signIn(t, "ada@example.com", b.project.ID).get("/monitors/" + m.ID).body
+	require.Contains(t, body, "declared by billing (no longer declared: undeclared, not watched, history kept)")
+	require.NotContains(t, body, "paused, history kept")
+	require.Contains(t, body, "<dt>Retries</dt><dd>hangfire-default: up to 10, over 4 hours 44 minutes at most</dd>")
+	require.Contains(t, body, `data-field="retry_policy"`, "the advice card")
+}

@@ -112,7 +112,10 @@ func TestBackupAndRestore(t *testing.T) {
 		inCopy += int64(len(ps))
 	}
 	require.GreaterOrEqual(t, inCopy, before, "every ping acknowledged before the backup began is in the copy")
-	require.LessOrEqual(t, inCopy, afterBackup, "the copy holds no ping acknowledged only after the backup ended")
+	// A ping is counted once its answer is read, after its commit: each of
+	// the monitorsN clients may have one committed (and so in the copy)
+	// but not yet counted when the backup ends.
+	require.LessOrEqual(t, inCopy, afterBackup+monitorsN, "the copy holds no ping sent only after the backup ended")
 	t.Logf("pings: %d acknowledged before the backup, %d in the copy, %d by its end, %d in all", before, inCopy, afterBackup, total)
 
 	require.NoError(t, srv2.Listen())

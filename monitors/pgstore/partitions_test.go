@@ -57,24 +57,28 @@ func TestPingPartitions(t *testing.T) {
 
 	p := storetest.MustProject(t, s)
 	mon := storetest.MustMonitor(t, s, p.ID, "job", nil)
-	at := map[string]time.Time{
-		"legacy":  cutover.AddDate(0, -3, 0),
-		"first":   cutover.AddDate(0, 0, 10),
-		"second":  cutover.AddDate(0, 1, 10),
-		"third":   cutover.AddDate(0, 2, 1),
-		"default": time.Date(2199, 1, 1, 0, 0, 0, 0, time.UTC),
+	// In order of arrival, so that IDs and times agree.
+	at := []struct {
+		what string
+		at   time.Time
+	}{
+		{"legacy", cutover.AddDate(0, -3, 0)},
+		{"first", cutover.AddDate(0, 0, 10)},
+		{"second", cutover.AddDate(0, 1, 10)},
+		{"third", cutover.AddDate(0, 2, 1)},
+		{"default", time.Date(2199, 1, 1, 0, 0, 0, 0, time.UTC)},
 	}
 	ids := map[int64]string{}
-	for what, t0 := range at {
+	for _, a := range at {
 		res, err := s.PingRecordBatch(ctx, &monitors.PingRecordBatchParams{Pings: []*monitors.PingRecordParams{
-			storetest.Ping(mon, monitors.PingLog, t0)}})
+			storetest.Ping(mon, monitors.PingLog, a.at)}})
 		require.NoError(t, err)
 		require.NoError(t, res[0].Err)
-		ids[res[0].PingID] = what
+		ids[res[0].PingID] = a.what
 	}
 	var where string
 	require.NoError(t, pgstore.Pool(s).QueryRow(ctx,
-		`SELECT tableoid::regclass::text FROM pings WHERE at = $1`, at["default"]).Scan(&where))
+		`SELECT tableoid::regclass::text FROM pings WHERE at = $1`, at[4].at).Scan(&where))
 	require.Equal(t, "pings_default", where, "a ping outside every partition is still taken")
 
 	// Keeping pings newer than the start of the second month drops the
