@@ -55,7 +55,7 @@ type DeliveryLister interface {
 
 // Config configures the API.
 type Config struct {
-	Store monitors.Store
+	Store Store
 	// BaseURL is the public URL of this Vigil, without a trailing slash,
 	// used in ping and badge URLs.
 	BaseURL string
@@ -77,7 +77,7 @@ type Config struct {
 
 // Handler serves the management API and badges.
 type Handler struct {
-	store      monitors.Store
+	store      Store
 	manage     *manage.Service // what a person changes, as the dashboard
 	baseURL    string
 	now        func() time.Time

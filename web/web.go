@@ -70,7 +70,7 @@ type DeliveryLister interface {
 
 // Config configures the dashboard.
 type Config struct {
-	Store monitors.Store
+	Store Store
 	// BaseURL is the public URL of this Vigil, without a trailing slash.
 	// Ping URLs are built from it, and cookies are Secure when it is https.
 	BaseURL string
@@ -102,7 +102,7 @@ type Config struct {
 
 // Handler serves the dashboard.
 type Handler struct {
-	store   monitors.Store
+	store   Store
 	manage  *manage.Service // what a person changes, as through the API
 	baseURL string
 	secure  bool
