@@ -377,4 +377,5 @@ var queries = plan.Queries{
 
 	LifecycleQueries: lifecycleQueries,
 	SecretQueries:    secretQueries,
+	UptimeQueries:    uptimeQueries,
 }

@@ -468,4 +468,5 @@ var queries = plan.Queries{
 
 	LifecycleQueries: lifecycleQueries,
 	SecretQueries:    secretQueries,
+	UptimeQueries:    uptimeQueries,
 }
