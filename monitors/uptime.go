@@ -1,6 +1,7 @@
 package monitors
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -118,6 +119,25 @@ func UptimeSchedule(m *Monitor) (Schedule, error) {
 func dayStart(t time.Time, offset int) time.Time {
 	y, mo, d := t.Date()
 	return time.Date(y, mo, d+offset, 0, 0, 0, 0, t.Location())
+}
+
+// LoadUptime reads the history of a monitor of the project from s and
+// computes its uptime of the last days days at now: the one way the API,
+// the dashboard and the status pages get it.
+func LoadUptime(ctx context.Context, s Store, m *Monitor, now time.Time, days int) (*Uptime, error) {
+	if err := ValidateUptimeDays(days); err != nil {
+		return nil, err
+	}
+	sch, err := UptimeSchedule(m)
+	if err != nil {
+		return nil, err
+	}
+	from, to := UptimeSpan(sch.Location(), now, days)
+	h, err := s.UptimeHistory(ctx, &UptimeHistoryParams{ProjectID: m.ProjectID, MonitorID: m.ID, From: from, To: to})
+	if err != nil {
+		return nil, err
+	}
+	return ComputeUptime(sch, h, now, days)
 }
 
 // ComputeUptime computes the uptime of the last days days (today included)
