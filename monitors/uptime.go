@@ -121,10 +121,15 @@ func dayStart(t time.Time, offset int) time.Time {
 	return time.Date(y, mo, d+offset, 0, 0, 0, 0, t.Location())
 }
 
+// UptimeStore is what [LoadUptime] reads.
+type UptimeStore interface {
+	UptimeHistory(ctx context.Context, p *UptimeHistoryParams) (*UptimeHistory, error)
+}
+
 // LoadUptime reads the history of a monitor of the project from s and
 // computes its uptime of the last days days at now: the one way the API,
 // the dashboard and the status pages get it.
-func LoadUptime(ctx context.Context, s Store, m *Monitor, now time.Time, days int) (*Uptime, error) {
+func LoadUptime(ctx context.Context, s UptimeStore, m *Monitor, now time.Time, days int) (*Uptime, error) {
 	if err := ValidateUptimeDays(days); err != nil {
 		return nil, err
 	}
