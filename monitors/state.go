@@ -311,6 +311,11 @@ func (x *machine) open(kind IncidentKind, at time.Time, runSeq int64, summary st
 		x.tr.Incidents = append(x.tr.Incidents, IncidentChange{Op: IncidentUpdate, Kind: kind, At: at, Summary: summary, RunSeq: runSeq})
 		return
 	}
+	if x.inMaintenance(at) {
+		// Planned work: judged (the run is recorded as it ended), but no
+		// incident opens. One already open stays open, above.
+		return
+	}
 	x.s.Open[kind] = at
 	x.tr.Incidents = append(x.tr.Incidents, IncidentChange{Op: IncidentOpen, Kind: kind, At: at, Summary: summary, RunSeq: runSeq})
 }
@@ -739,16 +744,41 @@ func (x *machine) due(t, now time.Time, opts TimeOptions) bool {
 	if t.After(now) {
 		return false
 	}
-	if !opts.OutageEnd.IsZero() && t.After(opts.OutageStart) && !t.After(opts.OutageEnd) {
-		until := opts.OutageEnd.Add(x.m.Grace())
-		if x.s.Hold == nil || x.s.Hold.Until.Before(until) {
-			x.s.Hold = &Hold{OutageEnd: opts.OutageEnd, Until: until}
+	if o := (Period{Start: opts.OutageStart, End: opts.OutageEnd}); !opts.OutageEnd.IsZero() && o.Contains(t) {
+		x.hold(o)
+	}
+	// A maintenance window holds the rules due inside it as an outage
+	// does, even before it ends, and so those that come due while it is
+	// on: they wait for a fresh grace window from its end.
+	for _, p := range x.m.Maintenance {
+		if p.Contains(t) || p.Contains(now) {
+			x.hold(p)
 		}
 	}
 	if h := x.s.Hold; h != nil && !t.After(h.OutageEnd) && now.Before(h.Until) {
 		return false
 	}
 	return true
+}
+
+// hold postpones the rules due by the end of p (an outage of Vigil, or a
+// maintenance window) until a grace period after it.
+func (x *machine) hold(p Period) {
+	until := p.End.Add(x.m.Grace())
+	if x.s.Hold == nil || x.s.Hold.Until.Before(until) {
+		x.s.Hold = &Hold{OutageEnd: p.End, Until: until}
+	}
+}
+
+// inMaintenance reports whether t falls in a maintenance window of the
+// monitor, where no incident opens.
+func (x *machine) inMaintenance(t time.Time) bool {
+	for _, p := range x.m.Maintenance {
+		if !t.Before(p.Start) && t.Before(p.End) {
+			return true
+		}
+	}
+	return false
 }
 
 func (x *machine) time(now time.Time, opts TimeOptions) {
