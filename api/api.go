@@ -44,18 +44,13 @@ type ChannelTester interface {
 	TestChannel(ctx context.Context, ch *monitors.Channel) error
 }
 
-// DeliveryLister lists the delivery attempts of incidents. The delivery
-// part of the server implements it; without one, incidents have no
-// deliveries.
-type DeliveryLister interface {
-	// IncidentDeliveries returns the attempts of the project's incidents
-	// with those IDs, by incident ID, oldest first.
-	IncidentDeliveries(ctx context.Context, projectID string, incidentIDs []string) (map[string][]Delivery, error)
-}
+// DeliveryLister lists the delivery attempts shown with incidents (see
+// monitors.StoreDeliveries).
+type DeliveryLister = monitors.DeliveryLister
 
 // Config configures the API.
 type Config struct {
-	Store monitors.Store
+	Store Store
 	// BaseURL is the public URL of this Vigil, without a trailing slash,
 	// used in ping and badge URLs.
 	BaseURL string
@@ -77,7 +72,7 @@ type Config struct {
 
 // Handler serves the management API and badges.
 type Handler struct {
-	store      monitors.Store
+	store      Store
 	manage     *manage.Service // what a person changes, as the dashboard
 	baseURL    string
 	now        func() time.Time

@@ -54,7 +54,7 @@ const collectTimeout = 5 * time.Second
 // every replica reports the same: aggregate them across replicas with max,
 // not sum.
 type Collector struct {
-	store monitors.Store
+	store CollectorStore
 	now   func() time.Time
 	log   *slog.Logger
 
@@ -63,7 +63,7 @@ type Collector struct {
 
 // NewCollector returns a Collector on store; now is the clock that decides
 // which monitors are late.
-func NewCollector(store monitors.Store, now func() time.Time, log *slog.Logger) *Collector {
+func NewCollector(store CollectorStore, now func() time.Time, log *slog.Logger) *Collector {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}

@@ -4,8 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
+
+	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/vigilhq/vigil/monitors/cron"
 	"github.com/vigilhq/vigil/monitors/cron/quartz"
@@ -108,22 +109,51 @@ func ScheduleWords(s Schedule) string {
 // fixed instant works, as the search spans 50 years.
 var scheduleCheckFrom = time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// scheduleCache memoizes ParseSchedule, a pure function called on every
-// ping and every evaluation; time.LoadLocation alone reads a file each call.
-var scheduleCache sync.Map // ScheduleSpec → Schedule
+// ScheduleCacheSize is how many parsed schedules ParseSchedule keeps: the
+// distinct schedules of the monitors pinged or evaluated most recently.
+// Monitors mostly share a few schedules; past this many, the least recently
+// used one is parsed again when next needed.
+const ScheduleCacheSize = 10_000
 
-// ParseSchedule validates spec and returns its Schedule. Errors are
-// *ValidationError naming the schedule field at fault.
-func ParseSchedule(spec ScheduleSpec) (Schedule, error) {
-	if s, ok := scheduleCache.Load(spec); ok {
-		return s.(Schedule), nil
+// scheduleCache memoizes parseSchedule, a pure function called on every
+// ping and every evaluation (time.LoadLocation alone reads a file each
+// call), keeping the most recently used schedules. A Schedule is immutable,
+// so one value serves every caller.
+type scheduleCache struct {
+	lru *lru.Cache[ScheduleSpec, Schedule]
+}
+
+func newScheduleCache(size int) *scheduleCache {
+	c, err := lru.New[ScheduleSpec, Schedule](size)
+	if err != nil {
+		panic(fmt.Sprintf("schedule cache of %d: %v", size, err)) // size is a constant above 0
+	}
+	return &scheduleCache{lru: c}
+}
+
+// parse returns spec's Schedule, parsed once while it stays in the cache.
+// Errors are not kept: a bad spec is reported each time.
+func (c *scheduleCache) parse(spec ScheduleSpec) (Schedule, error) {
+	if s, ok := c.lru.Get(spec); ok {
+		return s, nil
 	}
 	s, err := parseSchedule(spec)
 	if err != nil {
 		return nil, err
 	}
-	scheduleCache.Store(spec, s)
+	c.lru.Add(spec, s)
 	return s, nil
+}
+
+var schedules = newScheduleCache(ScheduleCacheSize)
+
+// ParseSchedule validates spec and returns its Schedule. Errors are
+// *ValidationError naming the schedule field at fault.
+func ParseSchedule(spec ScheduleSpec) (Schedule, error) {
+	if spec.Kind == ScheduleInterval {
+		return parseSchedule(spec) // cheaper than a look-up; keeps the room for expressions
+	}
+	return schedules.parse(spec)
 }
 
 // ValidateSchedule is ParseSchedule for a schedule being saved: it also

@@ -738,36 +738,103 @@ func ApplyTime(m *Monitor, now time.Time, opts TimeOptions) (*Transition, error)
 	return x.finish(), nil
 }
 
-// due reports whether a rule due at t fires at now, and postpones it with a
-// hold when t fell inside an outage.
-func (x *machine) due(t, now time.Time, opts TimeOptions) bool {
-	if t.After(now) {
-		return false
-	}
-	if o := (Period{Start: opts.OutageStart, End: opts.OutageEnd}); !opts.OutageEnd.IsZero() && o.Contains(t) {
-		x.hold(o)
-	}
-	// A maintenance window holds the rules due inside it as an outage
-	// does, even before it ends, and so those that come due while it is
-	// on: they wait for a fresh grace window from its end.
-	for _, p := range x.m.Maintenance {
-		if p.Contains(t) || p.Contains(now) {
-			x.hold(p)
-		}
-	}
-	if h := x.s.Hold; h != nil && !t.After(h.OutageEnd) && now.Before(h.Until) {
-		return false
-	}
-	return true
+// ruleKind names a rule that the passing of time alone fires.
+type ruleKind uint8
+
+// The time rules, in the order a pass of ApplyTime applies them.
+const (
+	// ruleRetry: an announced retry did not come by its time plus grace
+	// (missed). The first retry chain whose retry is overdue opens the
+	// incident; the others wait for theirs.
+	ruleRetry ruleKind = iota
+	// ruleExpected: no ping by the expected occurrence plus grace (missed).
+	ruleExpected
+	// ruleAbandon: a run reported no end AbandonAfter past its max runtime.
+	ruleAbandon
+	// ruleStuck: a run outlived its max runtime.
+	ruleStuck
+	// ruleDeadline: an occurrence had no success by its deadline.
+	ruleDeadline
+	numRuleKinds
+)
+
+// timeRule is one rule that time alone can fire in a monitor's state: its
+// kind, when it comes due, and what it is about.
+type timeRule struct {
+	kind ruleKind
+	at   time.Time
+	i    int   // ruleRetry: the index in State.Retries
+	seq  int64 // ruleAbandon, ruleStuck: the run
 }
 
-// hold postpones the rules due by the end of p (an outage of Vigil, or a
-// maintenance window) until a grace period after it.
-func (x *machine) hold(p Period) {
-	until := p.End.Add(x.m.Grace())
-	if x.s.Hold == nil || x.s.Hold.Until.Before(until) {
-		x.s.Hold = &Hold{OutageEnd: p.End, Until: until}
+// timeRules is the one list of the rules time alone can fire in m's state,
+// in the order ApplyTime applies them: ApplyTime fires those that are due,
+// and NextDeadline is the earliest of them. A paused or undeclared monitor
+// has none.
+func (m *Monitor) timeRules() []timeRule {
+	s := &m.State
+	if m.Paused || m.Undeclared() {
+		return nil
 	}
+	var rules []timeRule
+	grace := m.Grace()
+	if _, open := s.Open[IncidentMissed]; !open {
+		for i, r := range s.Retries {
+			rules = append(rules, timeRule{kind: ruleRetry, at: r.At.Add(grace), i: i})
+		}
+		if !s.Expected.IsZero() {
+			rules = append(rules, timeRule{kind: ruleExpected, at: s.Expected.Add(grace)})
+		}
+	}
+	maxRT := m.MaxRuntime()
+	for _, r := range s.Runs {
+		rules = append(rules, timeRule{kind: ruleAbandon, at: r.StartedAt.Add(maxRT + AbandonAfter), seq: r.Seq})
+		if !r.Stuck {
+			rules = append(rules, timeRule{kind: ruleStuck, at: r.StartedAt.Add(maxRT), seq: r.Seq})
+		}
+	}
+	if _, open := s.Open[IncidentDeadline]; !open && m.Deadline() > 0 && !s.DeadlineOcc.IsZero() {
+		rules = append(rules, timeRule{kind: ruleDeadline, at: s.DeadlineOcc.Add(m.Deadline())})
+	}
+	return rules
+}
+
+// due reports whether a rule due at t fires at now, under hold, and
+// returns the hold in force after it: a rule that came due inside an
+// outage of Vigil (opts) starts a fresh grace window, or extends the one
+// in force, and waits for it; so does a rule due before the end of the
+// outage the hold is for.
+//
+// A maintenance window (maint) holds the rules due inside it as an outage
+// does, even before it ends, and so those that come due while it is on:
+// they wait for a fresh grace window from its end.
+func due(t, now time.Time, grace time.Duration, opts TimeOptions, maint []Period, hold *Hold) (bool, *Hold) {
+	if t.After(now) {
+		return false, hold
+	}
+	if o := (Period{Start: opts.OutageStart, End: opts.OutageEnd}); !opts.OutageEnd.IsZero() && o.Contains(t) {
+		hold = holdUntil(o, grace, hold)
+	}
+	for _, p := range maint {
+		if p.Contains(t) || p.Contains(now) {
+			hold = holdUntil(p, grace, hold)
+		}
+	}
+	if hold != nil && !t.After(hold.OutageEnd) && now.Before(hold.Until) {
+		return false, hold
+	}
+	return true, hold
+}
+
+// holdUntil returns the hold that postpones the rules due by the end of p
+// (an outage of Vigil, or a maintenance window) until a grace period after
+// it, or hold when that lasts longer.
+func holdUntil(p Period, grace time.Duration, hold *Hold) *Hold {
+	until := p.End.Add(grace)
+	if hold == nil || hold.Until.Before(until) {
+		return &Hold{OutageEnd: p.End, Until: until}
+	}
+	return hold
 }
 
 // inMaintenance reports whether t falls in a maintenance window of the
@@ -781,109 +848,115 @@ func (x *machine) inMaintenance(t time.Time) bool {
 	return false
 }
 
+// runIndex returns the index of the open run seq, or -1.
+func (x *machine) runIndex(seq int64) int {
+	return slices.IndexFunc(x.s.Runs, func(r OpenRun) bool { return r.Seq == seq })
+}
+
+// time applies the rules of timeRules that are due at now, in order. A
+// rule that an earlier one of the same pass settled is not looked at (a
+// run abandoned is not also stuck; the expected occurrence opens no missed
+// incident when a retry opened it).
 func (x *machine) time(now time.Time, opts TimeOptions) {
 	s := x.s
 	grace := x.m.Grace()
-	// A missed occurrence and a missed retry are both "missed": the first
-	// to come due opens the incident. Occurrences are watched even while a
-	// retry is awaited, since a scheduler starts each occurrence on its own.
-	// Each retry chain is watched on its own: the first chain whose retry
-	// is overdue opens the incident, and the others wait for theirs.
-	if !x.isOpen(IncidentMissed) {
-		silent := -1
-		for i, r := range s.Retries {
-			if x.due(r.At.Add(grace), now, opts) && (silent < 0 || r.At.Before(s.Retries[silent].At)) {
-				silent = i
-			}
+	hold := s.Hold
+	silent := -1 // the overdue retry chain whose retry is due first
+	settled := false
+	settleRetries := func() {
+		if settled {
+			return
 		}
-		switch {
-		case silent >= 0:
-			r := s.Retries[silent]
-			what := "the announced retry"
-			if r.Attempt > 0 {
-				what = fmt.Sprintf("retry attempt %d", r.Attempt)
-			}
-			if r.Keyed {
-				what += " of the occurrence of " + x.fmtTime(r.Occ)
-			}
-			x.open(IncidentMissed, now, 0, fmt.Sprintf("%s: %s, announced for %s, did not arrive (grace %s); last ping: %s",
-				x.m.Name, what, x.fmtTime(r.At), FormatDuration(grace), x.lastSeen(now)))
-			s.Missed = &MissedOcc{Occ: r.Occ, Retry: true}
-			s.Retries = slices.Delete(s.Retries, silent, silent+1)
-		case !s.Expected.IsZero() && x.due(s.Expected.Add(grace), now, opts):
-			x.open(IncidentMissed, now, 0, fmt.Sprintf("%s did not %s (grace %s); last ping: %s",
-				x.m.Name, x.expectedPhrase(), FormatDuration(grace), x.lastSeen(now)))
-			s.Missed = &MissedOcc{Occ: s.Expected}
+		settled = true
+		if silent < 0 {
+			return
 		}
+		r := s.Retries[silent]
+		what := "the announced retry"
+		if r.Attempt > 0 {
+			what = fmt.Sprintf("retry attempt %d", r.Attempt)
+		}
+		if r.Keyed {
+			what += " of the occurrence of " + x.fmtTime(r.Occ)
+		}
+		x.open(IncidentMissed, now, 0, fmt.Sprintf("%s: %s, announced for %s, did not arrive (grace %s); last ping: %s",
+			x.m.Name, what, x.fmtTime(r.At), FormatDuration(grace), x.lastSeen(now)))
+		s.Missed = &MissedOcc{Occ: r.Occ, Retry: true}
+		s.Retries = slices.Delete(s.Retries, silent, silent+1)
 	}
-
 	maxRT := x.m.MaxRuntime()
-	for i := 0; i < len(s.Runs); i++ {
-		r := &s.Runs[i]
-		if x.due(r.StartedAt.Add(maxRT+AbandonAfter), now, opts) {
-			x.abandon(i, now, fmt.Sprintf("no end reported %s after its max runtime", FormatDuration(AbandonAfter)))
-			i--
-			continue
+	for _, rule := range x.m.timeRules() {
+		if rule.kind != ruleRetry {
+			settleRetries()
 		}
-		if !r.Stuck && x.due(r.StartedAt.Add(maxRT), now, opts) {
-			r.Stuck = true
-			started := r.StartedAt
-			x.tr.Runs = append(x.tr.Runs, RunChange{Run: Run{Seq: r.Seq, RID: r.RID, StartedAt: &started, Attempt: r.Attempt, Stuck: true}})
-			x.open(IncidentStuck, now, r.Seq, fmt.Sprintf("%s: run %s started at %s and has not finished after %s (max runtime %s)",
-				x.m.Name, runName(r.RID, r.Seq), x.fmtTime(r.StartedAt), FormatDuration(now.Sub(r.StartedAt)), FormatDuration(maxRT)))
+		var fire bool
+		switch rule.kind {
+		case ruleRetry:
+			fire, hold = due(rule.at, now, grace, opts, x.m.Maintenance, hold)
+			if fire && (silent < 0 || s.Retries[rule.i].At.Before(s.Retries[silent].At)) {
+				silent = rule.i
+			}
+		case ruleExpected:
+			if x.isOpen(IncidentMissed) {
+				continue
+			}
+			if fire, hold = due(rule.at, now, grace, opts, x.m.Maintenance, hold); fire {
+				x.open(IncidentMissed, now, 0, fmt.Sprintf("%s did not %s (grace %s); last ping: %s",
+					x.m.Name, x.expectedPhrase(), FormatDuration(grace), x.lastSeen(now)))
+				s.Missed = &MissedOcc{Occ: s.Expected}
+			}
+		case ruleAbandon:
+			i := x.runIndex(rule.seq)
+			if i < 0 {
+				continue
+			}
+			if fire, hold = due(rule.at, now, grace, opts, x.m.Maintenance, hold); fire {
+				x.abandon(i, now, fmt.Sprintf("no end reported %s after its max runtime", FormatDuration(AbandonAfter)))
+			}
+		case ruleStuck:
+			i := x.runIndex(rule.seq)
+			if i < 0 || s.Runs[i].Stuck {
+				continue
+			}
+			if fire, hold = due(rule.at, now, grace, opts, x.m.Maintenance, hold); fire {
+				r := &s.Runs[i]
+				r.Stuck = true
+				started := r.StartedAt
+				x.tr.Runs = append(x.tr.Runs, RunChange{Run: Run{Seq: r.Seq, RID: r.RID, StartedAt: &started, Attempt: r.Attempt, Stuck: true}})
+				x.open(IncidentStuck, now, r.Seq, fmt.Sprintf("%s: run %s started at %s and has not finished after %s (max runtime %s)",
+					x.m.Name, runName(r.RID, r.Seq), x.fmtTime(r.StartedAt), FormatDuration(now.Sub(r.StartedAt)), FormatDuration(maxRT)))
+			}
+		case ruleDeadline:
+			if x.isOpen(IncidentDeadline) {
+				continue
+			}
+			if fire, hold = due(rule.at, now, grace, opts, x.m.Maintenance, hold); fire {
+				d := x.m.Deadline()
+				x.open(IncidentDeadline, now, 0, fmt.Sprintf("%s: the occurrence of %s had no success by %s (deadline %s); last ping: %s",
+					x.m.Name, x.fmtTime(s.DeadlineOcc), x.fmtTime(s.DeadlineOcc.Add(d)), FormatDuration(d), x.lastSeen(now)))
+			}
 		}
 	}
-
-	if d := x.m.Deadline(); d > 0 && !s.DeadlineOcc.IsZero() && !x.isOpen(IncidentDeadline) {
-		if x.due(s.DeadlineOcc.Add(d), now, opts) {
-			x.open(IncidentDeadline, now, 0, fmt.Sprintf("%s: the occurrence of %s had no success by %s (deadline %s); last ping: %s",
-				x.m.Name, x.fmtTime(s.DeadlineOcc), x.fmtTime(s.DeadlineOcc.Add(d)), FormatDuration(d), x.lastSeen(now)))
-		}
+	settleRetries()
+	if hold != nil && !now.Before(hold.Until) {
+		hold = nil
 	}
-	if s.Hold != nil && !now.Before(s.Hold.Until) {
-		s.Hold = nil
-	}
+	s.Hold = hold
 }
 
 // NextDeadline returns the earliest instant at which time alone would change
-// the monitor's state, or nil when only a ping or a person can.
+// the monitor's state, or nil when only a ping or a person can: the
+// earliest rule of timeRules, or the end of the hold that postpones it.
 func (m *Monitor) NextDeadline() *time.Time {
-	s := &m.State
-	if m.Paused || m.Undeclared() {
-		return nil
-	}
 	var best time.Time
-	consider := func(t time.Time) {
-		if t.IsZero() {
-			return
-		}
-		if h := s.Hold; h != nil && !t.After(h.OutageEnd) && t.Before(h.Until) {
+	for _, r := range m.timeRules() {
+		t := r.at
+		if h := m.State.Hold; h != nil && !t.After(h.OutageEnd) && t.Before(h.Until) {
 			t = h.Until
 		}
 		if best.IsZero() || t.Before(best) {
 			best = t
 		}
-	}
-	_, missedOpen := s.Open[IncidentMissed]
-	grace := m.Grace()
-	if !missedOpen {
-		for _, r := range s.Retries {
-			consider(r.At.Add(grace))
-		}
-		if !s.Expected.IsZero() {
-			consider(s.Expected.Add(grace))
-		}
-	}
-	maxRT := m.MaxRuntime()
-	for _, r := range s.Runs {
-		if r.Stuck {
-			consider(r.StartedAt.Add(maxRT + AbandonAfter))
-		} else {
-			consider(r.StartedAt.Add(maxRT))
-		}
-	}
-	if _, open := s.Open[IncidentDeadline]; !open && m.DeadlineSeconds > 0 && !s.DeadlineOcc.IsZero() {
-		consider(s.DeadlineOcc.Add(m.Deadline()))
 	}
 	if best.IsZero() {
 		return nil

@@ -13,7 +13,9 @@ import (
 // TestStateMachineInvariants drives random monitors through random pings
 // and ticks and checks what the evaluator relies on: after time is applied
 // at now, the next deadline is strictly later (so a due monitor never spins),
-// and applying time before the deadline changes nothing.
+// and applying time before the deadline changes nothing, with or without an
+// outage of Vigil ending now (so NextDeadline and ApplyTime agree on every
+// rule, holds included).
 func TestStateMachineInvariants(t *testing.T) {
 	t.Parallel()
 	specs := []monitors.ScheduleSpec{
@@ -93,9 +95,14 @@ func TestStateMachineInvariants(t *testing.T) {
 				require.NoError(t, err)
 				check(tr)
 			case n < 9:
-				// The evaluator applies time only at or after the deadline.
+				// The evaluator applies time only at or after the deadline,
+				// sometimes after an outage of its own that ends now.
+				var opts monitors.TimeOptions
+				if r.IntN(4) == 0 {
+					opts = monitors.TimeOptions{OutageStart: now.Add(-time.Duration(1+r.IntN(6*3600)) * time.Second), OutageEnd: now}
+				}
 				if d := m.NextDeadlineAt; d != nil && !d.After(now) {
-					tr, err := monitors.ApplyTime(m, now, monitors.TimeOptions{})
+					tr, err := monitors.ApplyTime(m, now, opts)
 					require.NoError(t, err)
 					check(tr)
 					if nd := m.NextDeadlineAt; nd != nil {
@@ -103,7 +110,7 @@ func TestStateMachineInvariants(t *testing.T) {
 					}
 				} else {
 					before := m.State
-					tr, err := monitors.ApplyTime(m, now, monitors.TimeOptions{})
+					tr, err := monitors.ApplyTime(m, now, opts)
 					require.NoError(t, err)
 					require.True(t, tr.Empty(), "seed %d: time before the deadline changed something", seed)
 					require.Equal(t, before.Status, m.State.Status)

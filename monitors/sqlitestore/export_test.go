@@ -1,6 +1,9 @@
 package sqlitestore
 
-import "database/sql"
+import (
+	"context"
+	"database/sql"
+)
 
 // Path returns the file s was opened on.
 func Path(s *Store) string { return s.path }
@@ -8,3 +11,14 @@ func Path(s *Store) string { return s.path }
 // Writer returns the writer connection, for tests that check what the
 // database itself enforces.
 func Writer(s *Store) *sql.DB { return s.w }
+
+// Checkpoint runs one checkpoint as the store's timer does and returns the
+// frames in the WAL and whether it made the WAL start over.
+func Checkpoint(s *Store) (frames int, restarted bool, err error) {
+	r, err := s.ckpt.checkpoint(context.Background())
+	return r.Frames, r.Restarted, err
+}
+
+// SetRestartFrames sets the WAL size, in frames, past which a checkpoint
+// makes the WAL start over.
+func SetRestartFrames(s *Store, n int) { s.ckpt.restartFrames = n }

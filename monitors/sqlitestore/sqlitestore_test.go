@@ -45,6 +45,9 @@ func TestPragmas(t *testing.T) {
 	require.Equal(t, "wal", mode)
 	require.Equal(t, 1, sync, "NORMAL")
 	require.Equal(t, 1, fk)
+	var auto int
+	require.NoError(t, db.QueryRowContext(t.Context(), "PRAGMA wal_autocheckpoint").Scan(&auto))
+	require.Zero(t, auto, "commits do not checkpoint: the store's checkpointer does, on a connection of its own")
 }
 
 // TestOneOpenIncidentInSchema checks that the database itself, not only the

@@ -11,6 +11,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"time"
 
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
 
@@ -35,6 +36,11 @@ type Options struct {
 	// without it they are stored as given, and an encrypted one cannot be
 	// read.
 	Sealer plan.Sealer
+	// CheckpointInterval is how often the WAL is checkpointed, from a
+	// connection of the store's own (see checkpoint.go). 0 is
+	// CheckpointIntervalDefault; negative turns the timer off (tests that
+	// checkpoint by hand).
+	CheckpointInterval time.Duration
 }
 
 // busyTimeoutMS is how long a connection waits for a lock held by another
@@ -57,6 +63,8 @@ type Store struct {
 	// block the writer, and the writer does not block them.
 	r *sql.DB
 
+	// ckpt checkpoints the WAL, off the writer's commits.
+	ckpt      *checkpointer
 	stmts     *statements
 	log       *slog.Logger
 	enqueue   EnqueueFunc
@@ -99,12 +107,12 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	wq.Add("_pragma", "journal_mode(WAL)")
 	wq.Add("_pragma", "synchronous(NORMAL)")
 	// A 64 MiB page cache keeps the monitors and the recent history in
-	// memory; checkpoints every 10000 pages (40 MiB of WAL) instead of 1000
-	// copy a page that many batches changed once, and sync less often; and
-	// the statement journals of multi-row statements stay in memory instead
-	// of a temporary file.
+	// memory; no commit checkpoints (the checkpointer does, from its own
+	// connection: checkpoint.go); and the statement journals of multi-row
+	// statements stay in memory instead of a temporary file.
 	wq.Add("_pragma", "cache_size(-65536)")
-	wq.Add("_pragma", "wal_autocheckpoint(10000)")
+	wq.Add("_pragma", "wal_autocheckpoint(0)")
+	wq.Add("_pragma", fmt.Sprintf("journal_size_limit(%d)", walSizeLimit))
 	wq.Add("_pragma", "temp_store(MEMORY)")
 	wq.Set("_txlock", "immediate")
 	w, err := sql.Open("sqlite", file+"?"+wq.Encode())
@@ -126,7 +134,10 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("migrate sqlite %s: %w", path, err)
 	}
 
-	rq := common
+	rq := url.Values{}
+	for k, v := range common {
+		rq[k] = append([]string(nil), v...)
+	}
 	rq.Add("_pragma", "query_only(1)")
 	r, err := sql.Open("sqlite", file+"?"+rq.Encode())
 	if err != nil {
@@ -144,6 +155,22 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}
 	s := &Store{path: path, w: w, r: r, stmts: stmts, log: log, enqueue: opts.EnqueueDeliveries}
+	interval := opts.CheckpointInterval
+	if interval == 0 {
+		interval = CheckpointIntervalDefault
+	}
+	cq := url.Values{}
+	cq.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", restartWaitMS))
+	cq.Add("_pragma", "wal_autocheckpoint(0)")
+	cq.Add("_pragma", fmt.Sprintf("journal_size_limit(%d)", walSizeLimit))
+	ckpt, err := openCheckpointer(ctx, file+"?"+cq.Encode(), interval, s)
+	if err != nil {
+		stmts.close()
+		r.Close()
+		w.Close()
+		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
+	}
+	s.ckpt = ckpt
 	s.Scripts = plan.Scripts{Driver: s, Q: &queries, Log: log, MaxMonitorsPerProject: opts.MaxMonitorsPerProject,
 		Sealer: opts.Sealer}
 	return s, nil
@@ -184,7 +211,7 @@ func (s *Store) Ping(ctx context.Context) error {
 // Close closes the database. It may be called more than once.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
-		s.closeErr = errors.Join(s.stmts.close(), s.r.Close(), s.w.Close())
+		s.closeErr = errors.Join(s.ckpt.close(), s.stmts.close(), s.r.Close(), s.w.Close())
 	})
 	return s.closeErr
 }
