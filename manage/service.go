@@ -19,6 +19,7 @@ type Store interface {
 	ChannelModify(ctx context.Context, p *monitors.ChannelModifyParams) (*monitors.Channel, error)
 	APIKeyCreate(ctx context.Context, p *monitors.APIKeyCreateParams) (*monitors.APIKey, error)
 	APIKeyRevoke(ctx context.Context, projectID, id string, at time.Time) error
+	MonitorSync(ctx context.Context, p *monitors.MonitorSyncParams) error
 }
 
 // Service makes the changes a person asks for.
