@@ -44,14 +44,9 @@ type ChannelTester interface {
 	TestChannel(ctx context.Context, ch *monitors.Channel) error
 }
 
-// DeliveryLister lists the delivery attempts of incidents. The delivery
-// part of the server implements it; without one, incidents have no
-// deliveries.
-type DeliveryLister interface {
-	// IncidentDeliveries returns the attempts of the project's incidents
-	// with those IDs, by incident ID, oldest first.
-	IncidentDeliveries(ctx context.Context, projectID string, incidentIDs []string) (map[string][]Delivery, error)
-}
+// DeliveryLister lists the delivery attempts shown with incidents (see
+// monitors.StoreDeliveries).
+type DeliveryLister = monitors.DeliveryLister
 
 // Config configures the API.
 type Config struct {

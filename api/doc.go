@@ -29,8 +29,9 @@
 // # Declarations
 //
 // PUT /api/v1/sources/{source}/monitors applies a source's complete set of
-// monitors in one transaction ([monitors.Store.MonitorSync]); the rules are
-// those of planDeclaration. A person and a source may both set a monitor's
+// monitors in one transaction ([manage.Service.Declare], through
+// [monitors.Store.MonitorSync]); the rules are those of manage's
+// planDeclaration. A person and a source may both set a monitor's
 // settings: the settings a person set with a PATCH are remembered as the
 // monitor's person fields, and a declaration does not overwrite them; it
 // reports them in overridden_fields when it declared another value. A

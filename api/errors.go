@@ -58,6 +58,7 @@ func (h *Handler) writeError(c echo.Context, err error) error {
 		used *monitors.ChannelInUseError
 		mass *monitors.MassUndeclareError
 		lim  *monitors.LimitError
+		ce   *monitors.ConflictError
 	)
 	switch {
 	case errors.As(err, &ae):
@@ -69,6 +70,8 @@ func (h *Handler) writeError(c echo.Context, err error) error {
 			"channel is used by monitors %s: remove it from their channels first", strings.Join(used.Monitors, ", "))}
 	case errors.As(err, &mass):
 		status, body = http.StatusConflict, Error{Error: mass.Error(), Field: "monitors"}
+	case errors.As(err, &ce):
+		status, body = http.StatusConflict, Error{Error: ce.Error(), Field: ce.Field}
 	case errors.As(err, &lim):
 		status, body = http.StatusConflict, Error{Error: lim.Error()}
 	case errors.Is(err, monitors.ErrNotFound):

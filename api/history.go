@@ -168,7 +168,7 @@ func (h *Handler) renderIncidents(c echo.Context, rq *request, ins []*monitors.I
 	for i, in := range ins {
 		ids[i] = in.ID
 	}
-	var deliveries map[string][]Delivery
+	var deliveries map[string][]monitors.DeliveryEntry
 	if h.deliveries != nil && len(ids) > 0 {
 		var err error
 		if deliveries, err = h.deliveries.IncidentDeliveries(ctx, rq.key.ProjectID, ids); err != nil {
@@ -195,7 +195,7 @@ func (h *Handler) renderIncidents(c echo.Context, rq *request, ins []*monitors.I
 		}
 		j := Incident{ID: in.ID, Kind: string(in.Kind), OpenedAt: in.OpenedAt.UTC(), ResolvedAt: utcPtr(in.ResolvedAt),
 			Summary: in.Summary, ResolveSummary: in.ResolveSummary, Monitor: mon,
-			Events: make([]IncidentEvent, 0, len(evs)), Deliveries: deliveries[in.ID]}
+			Events: make([]IncidentEvent, 0, len(evs)), Deliveries: apiDeliveries(deliveries[in.ID])}
 		for _, e := range evs {
 			j.Events = append(j.Events, IncidentEvent{ID: e.ID, Kind: string(e.Kind), At: e.At.UTC(), Summary: e.Summary})
 		}
@@ -216,3 +216,15 @@ func utcPtr(t *time.Time) *time.Time {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// apiDeliveries are entries of a delivery history as the API shows them.
+func apiDeliveries(es []monitors.DeliveryEntry) []Delivery {
+	if es == nil {
+		return nil
+	}
+	out := make([]Delivery, len(es))
+	for i, e := range es {
+		out[i] = Delivery(e)
+	}
+	return out
+}

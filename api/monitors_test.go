@@ -202,10 +202,12 @@ func (deliveryList) of(id string) []api.Delivery {
 		Outcome: "sent", StatusCode: 200}}
 }
 
-func (d deliveryList) IncidentDeliveries(_ context.Context, _ string, ids []string) (map[string][]api.Delivery, error) {
-	out := map[string][]api.Delivery{}
+func (d deliveryList) IncidentDeliveries(_ context.Context, _ string, ids []string) (map[string][]monitors.DeliveryEntry, error) {
+	out := map[string][]monitors.DeliveryEntry{}
 	for _, id := range ids {
-		out[id] = d.of(id)
+		for _, a := range d.of(id) {
+			out[id] = append(out[id], monitors.DeliveryEntry(a))
+		}
 	}
 	return out, nil
 }

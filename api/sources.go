@@ -4,15 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"slices"
 	"strconv"
-	"strings"
-	"time"
 	"unicode"
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/vigilhq/vigil/keys"
+	"github.com/vigilhq/vigil/manage"
 	"github.com/vigilhq/vigil/monitors"
 )
 
@@ -103,166 +100,20 @@ func (h *Handler) declare(c echo.Context, rq *request) error {
 			return invalidf("allow_mass_undeclare", "%q is not true or false", v)
 		}
 	}
-	var outcome *declaration
-	err = h.store.MonitorSync(ctx, &monitors.MonitorSyncParams{
-		ProjectID: rq.key.ProjectID, Source: source, Slugs: slugs,
-		Fn: func(current []*monitors.Monitor, pf map[string][]string) (*monitors.MonitorSyncPlan, error) {
-			var err error
-			outcome, err = planDeclaration(source, want, current, pf, h.now(), allowMass)
-			if err != nil {
-				return nil, err
-			}
-			return &outcome.plan, nil
-		},
-	})
+	outcome, err := h.manage.Declare(ctx, &manage.DeclareParams{
+		ProjectID: rq.key.ProjectID, Source: source, Monitors: want, AllowMassUndeclare: allowMass})
 	if err != nil {
 		return err
 	}
 	res := DeclarationResult{}
-	if res.Monitors, err = h.renderMonitors(c, rq, outcome.declared, outcome.personFields); err != nil {
+	if res.Monitors, err = h.renderMonitors(c, rq, outcome.Declared, outcome.PersonFields); err != nil {
 		return err
 	}
 	for i := range res.Monitors {
-		res.Monitors[i].OverriddenFields = outcome.overridden[i]
+		res.Monitors[i].OverriddenFields = outcome.Overridden[i]
 	}
-	if res.Undeclared, err = h.renderMonitors(c, rq, outcome.undeclared, outcome.personFields); err != nil {
+	if res.Undeclared, err = h.renderMonitors(c, rq, outcome.Undeclared, outcome.PersonFields); err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, res)
-}
-
-// declaration is what a declaration does: the plan to write, and the
-// monitors it leaves, for the answer.
-type declaration struct {
-	plan monitors.MonitorSyncPlan
-	// declared are the declared monitors as they will be, in the order
-	// declared, with the fields a person's setting overrides in each.
-	declared   []*monitors.Monitor
-	overridden [][]string
-	// undeclared are the source's monitors it no longer declares.
-	undeclared   []*monitors.Monitor
-	personFields map[string][]string
-}
-
-// planDeclaration decides what a source's declaration of want does to the
-// current monitors (those of the source, and any with a declared slug),
-// at now:
-//
-//   - A slug no monitor has is created, as discovered.
-//   - A slug of a monitor of another source, or of one a person made, is a
-//     conflict: nothing is written.
-//   - A monitor of the source takes the declared settings, except those a
-//     person set (its person fields), and is discovered again; an
-//     undeclared one is declared again ([monitors.Redeclare]), and one
-//     paused because its source stopped declaring it (before undeclared
-//     was a status of its own) resumes, unless a person paused it.
-//   - A monitor of the source that is not declared any more is undeclared
-//     ([monitors.Undeclare]: status undeclared, its history kept, its
-//     incidents closed without a recovery notice, monitor.undeclared sent).
-//   - Undeclaring more than half of the source's declared monitors, or
-//     all of them, is refused ([monitors.CheckMassUndeclare]) unless
-//     allowMass.
-//
-// A monitor that the declaration does not change is not written, so the
-// same declaration twice changes nothing the second time.
-func planDeclaration(source string, want, current []*monitors.Monitor, personFields map[string][]string, now time.Time, allowMass bool) (*declaration, error) {
-	d := &declaration{personFields: map[string][]string{}}
-	bySlug := make(map[string]*monitors.Monitor, len(current))
-	for _, m := range current {
-		bySlug[m.Slug] = m
-	}
-	declared := make(map[string]bool, len(want))
-	for i, w := range want {
-		declared[w.Slug] = true
-		cur := bySlug[w.Slug]
-		switch {
-		case cur == nil:
-			m := *w
-			m.ID, m.PingKey = keys.NewID(), keys.NewPingKey()
-			m.Source, m.Discovered, m.Paused = source, true, false
-			m.CreatedAt, m.UpdatedAt = now, now
-			m.State = monitors.State{Status: monitors.StatusNew}
-			d.plan.Insert = append(d.plan.Insert, &m)
-			d.declared = append(d.declared, &m)
-			d.overridden = append(d.overridden, nil)
-			d.personFields[m.ID] = []string{}
-			continue
-		case cur.Source != source:
-			field := fmt.Sprintf("monitors[%d].slug", i)
-			if cur.Source == "" {
-				return nil, conflictf(field, "%q is the slug of a monitor a person created (%s); a source does not take it over: delete it, change its slug, or hand it to this source with PATCH /api/v1/monitors/%s {\"source\": %q}",
-					w.Slug, cur.ID, cur.ID, source)
-			}
-			return nil, conflictf(field, "%q is the slug of a monitor declared by source %q", w.Slug, cur.Source)
-		}
-		pf := personFields[cur.ID]
-		m := *cur
-		var overridden []string
-		for _, f := range configFields {
-			if slices.Contains(pf, f.Name) {
-				if !f.Equal(cur, w) {
-					overridden = append(overridden, f.Name)
-				}
-				continue
-			}
-			f.Copy(&m, w)
-		}
-		m.Discovered = true
-		var (
-			tr  *monitors.Transition
-			err error
-		)
-		resume := !cur.Discovered && !cur.Undeclared() && cur.Paused && !slices.Contains(pf, pausedField)
-		switch {
-		case cur.Undeclared():
-			tr, err = monitors.Redeclare(&m, now)
-		case resume:
-			tr, err = monitors.Resume(&m, now)
-		case stateChanged(cur, &m):
-			tr, err = monitors.Reconfigure(&m, now)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("declare monitor %q: %w", w.Slug, err)
-		}
-		if resume || !cur.Discovered || cur.Undeclared() || configChanged(cur, &m) {
-			m.UpdatedAt = now
-			d.plan.Update = append(d.plan.Update, monitors.MonitorSyncUpdate{Monitor: &m, Transition: tr})
-		}
-		d.declared = append(d.declared, &m)
-		d.overridden = append(d.overridden, overridden)
-		d.personFields[m.ID] = nonNil(pf)
-	}
-	undeclaring, declaredNow := 0, 0
-	for _, cur := range current {
-		if cur.Source != source || !cur.Discovered {
-			continue
-		}
-		declaredNow++
-		if !declared[cur.Slug] {
-			undeclaring++
-		}
-	}
-	if !allowMass {
-		if err := monitors.CheckMassUndeclare(source, undeclaring, declaredNow); err != nil {
-			return nil, err
-		}
-	}
-	for _, cur := range current {
-		if cur.Source != source || declared[cur.Slug] {
-			continue
-		}
-		m := *cur
-		d.personFields[m.ID] = nonNil(personFields[m.ID])
-		if cur.Discovered {
-			tr, err := monitors.Undeclare(&m, now)
-			if err != nil {
-				return nil, fmt.Errorf("undeclare monitor %q: %w", m.Slug, err)
-			}
-			m.UpdatedAt = now
-			d.plan.Update = append(d.plan.Update, monitors.MonitorSyncUpdate{Monitor: &m, Transition: tr})
-		}
-		d.undeclared = append(d.undeclared, &m)
-	}
-	slices.SortFunc(d.undeclared, func(a, b *monitors.Monitor) int { return strings.Compare(a.Slug, b.Slug) })
-	return d, nil
 }

@@ -17,6 +17,9 @@ type Store interface {
 	MonitorDelete(ctx context.Context, projectID, id string) error
 	ChannelCreate(ctx context.Context, p *monitors.ChannelCreateParams) (*monitors.Channel, error)
 	ChannelModify(ctx context.Context, p *monitors.ChannelModifyParams) (*monitors.Channel, error)
+	APIKeyCreate(ctx context.Context, p *monitors.APIKeyCreateParams) (*monitors.APIKey, error)
+	APIKeyRevoke(ctx context.Context, projectID, id string, at time.Time) error
+	MonitorSync(ctx context.Context, p *monitors.MonitorSyncParams) error
 }
 
 // Service makes the changes a person asks for.

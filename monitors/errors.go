@@ -25,6 +25,28 @@ func (e *ValidationError) Error() string {
 	return e.Field + ": " + e.Message
 }
 
+// ConflictError is a write refused because of what is stored, such as a
+// slug another monitor has. Field names the input at fault. It is an
+// ErrConflict.
+type ConflictError struct {
+	Field   string
+	Message string
+}
+
+func (e *ConflictError) Error() string {
+	if e.Field == "" {
+		return e.Message
+	}
+	return e.Field + ": " + e.Message
+}
+
+func (e *ConflictError) Unwrap() error { return ErrConflict }
+
+// Conflictf returns a *ConflictError for field.
+func Conflictf(field, format string, args ...any) error {
+	return &ConflictError{Field: field, Message: sprintf(format, args...)}
+}
+
 // invalid returns a *ValidationError for field.
 func invalid(field, format string, args ...any) error {
 	return &ValidationError{Field: field, Message: sprintf(format, args...)}

@@ -33,7 +33,7 @@ func (s *Server) mountAPI(e *echo.Echo) {
 	if t := s.apiChannelTester(); t != nil {
 		cfg.ChannelTester = t
 	}
-	cfg.Deliveries = s.apiDeliveryLister()
+	cfg.Deliveries = s.deliveryLister()
 	h, err := api.New(cfg)
 	if err != nil {
 		// Only registering metrics can fail: serve the API without them

@@ -178,6 +178,6 @@ func (c channelTester) TestChannel(ctx context.Context, ch *monitors.Channel) er
 	return err
 }
 
-// apiDeliveryLister gives incidents in the API (and the dashboard) their
+// deliveryLister gives incidents in the API and the dashboard their
 // delivery attempts, from the store.
-func (s *Server) apiDeliveryLister() api.DeliveryLister { return api.StoreDeliveries(s.store) }
+func (s *Server) deliveryLister() monitors.DeliveryLister { return monitors.StoreDeliveries(s.store) }

@@ -1,12 +1,10 @@
 package server
 
 import (
-	"context"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/vigilhq/vigil/api"
 	"github.com/vigilhq/vigil/web"
 )
 
@@ -35,7 +33,7 @@ func (s *Server) mountWeb(e *echo.Echo) {
 	if t := s.apiChannelTester(); t != nil {
 		cfg.ChannelTester = t
 	}
-	cfg.Deliveries = webDeliveries{s.apiDeliveryLister()}
+	cfg.Deliveries = s.deliveryLister()
 	h, err := web.New(cfg)
 	if err != nil {
 		// Only a broken build (templates that do not parse) gets here.
@@ -43,22 +41,4 @@ func (s *Server) mountWeb(e *echo.Echo) {
 		return
 	}
 	h.Register(e)
-}
-
-// webDeliveries shows the dashboard the delivery attempts the API lists.
-type webDeliveries struct{ l api.DeliveryLister }
-
-func (d webDeliveries) IncidentDeliveries(ctx context.Context, projectID string, incidentIDs []string) (map[string][]web.Delivery, error) {
-	in, err := d.l.IncidentDeliveries(ctx, projectID, incidentIDs)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string][]web.Delivery, len(in))
-	for id, list := range in {
-		for _, a := range list {
-			out[id] = append(out[id], web.Delivery{ChannelID: a.ChannelID, Event: a.Event, Attempt: a.Attempt, At: a.At,
-				Outcome: a.Outcome, StatusCode: a.StatusCode, Error: a.Error, NextAttemptAt: a.NextAttemptAt})
-		}
-	}
-	return out, nil
 }

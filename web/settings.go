@@ -1,12 +1,13 @@
 package web
 
 import (
+	"errors"
 	"net/http"
 	"strings"
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/vigilhq/vigil/keys"
+	"github.com/vigilhq/vigil/manage"
 	"github.com/vigilhq/vigil/monitors"
 )
 
@@ -49,23 +50,23 @@ func (h *Handler) keyList(c echo.Context) error { return h.keysPage(c, http.Stat
 // stored.
 func (h *Handler) keyCreate(c echo.Context) error {
 	v := c.Get(viewerKey).(*viewer)
-	name := strings.TrimSpace(c.FormValue("name"))
-	if name == "" || len(name) > 200 {
-		return h.keysPage(c, http.StatusUnprocessableEntity, &keysData{Error: "Name: say what the key is for, in at most 200 characters."})
+	k, key, err := h.manage.APIKeyCreate(c.Request().Context(), &manage.APIKeyCreateParams{ProjectID: v.Project.ID,
+		Name: c.FormValue("name"), ReadOnly: c.FormValue("read_only") == "on"})
+	var verr *monitors.ValidationError
+	if errors.As(err, &verr) {
+		return h.keysPage(c, http.StatusUnprocessableEntity, &keysData{Error: "Name: " + capitalize(verr.Message) + "."})
 	}
-	key, prefix, hash := keys.NewAPIKey()
-	_, err := h.store.APIKeyCreate(c.Request().Context(), &monitors.APIKeyCreateParams{ID: keys.NewID(), ProjectID: v.Project.ID,
-		Name: name, Prefix: prefix, Hash: hash, ReadOnly: c.FormValue("read_only") == "on", Now: h.now()})
 	if err != nil {
 		return err
 	}
+	name, prefix := k.Name, k.Prefix
 	h.log.Info("API key created from the dashboard", "project_id", v.Project.ID, "user_id", v.User.ID, "prefix", prefix)
 	return h.keysPage(c, http.StatusCreated, &keysData{NewKey: key, NewName: name})
 }
 
 func (h *Handler) keyRevoke(c echo.Context) error {
 	v := c.Get(viewerKey).(*viewer)
-	if err := h.store.APIKeyRevoke(c.Request().Context(), v.Project.ID, c.Param("id"), h.now()); err != nil {
+	if err := h.manage.APIKeyRevoke(c.Request().Context(), v.Project.ID, c.Param("id")); err != nil {
 		return err
 	}
 	h.flash(c, "Revoked. Requests with that key are refused from now on.")

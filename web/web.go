@@ -44,29 +44,12 @@ type ChannelTester interface {
 	TestChannel(ctx context.Context, ch *monitors.Channel) error
 }
 
-// Delivery is one attempt to deliver a notification of an incident to a
-// channel.
-type Delivery struct {
-	ChannelID string
-	// Event is the incident event delivered, such as incident.opened.
-	Event   string
-	Attempt int
-	At      time.Time
-	// Outcome is pending, sent, retrying (failed, will try again) or
-	// failed (for good).
-	Outcome       string
-	StatusCode    int
-	Error         string
-	NextAttemptAt *time.Time
-}
+// Delivery is one line of an incident's delivery history.
+type Delivery = monitors.DeliveryEntry
 
 // DeliveryLister lists the delivery attempts of incidents; the monitor
 // page shows them under each incident.
-type DeliveryLister interface {
-	// IncidentDeliveries returns the attempts of the project's incidents
-	// with those IDs, by incident ID, oldest first.
-	IncidentDeliveries(ctx context.Context, projectID string, incidentIDs []string) (map[string][]Delivery, error)
-}
+type DeliveryLister = monitors.DeliveryLister
 
 // Config configures the dashboard.
 type Config struct {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/vigilhq/vigil/keys"
+	"github.com/vigilhq/vigil/manage"
 	"github.com/vigilhq/vigil/monitors"
 	"github.com/vigilhq/vigil/server"
 )
@@ -121,14 +122,12 @@ func pickProject(env *cmdEnv, store monitors.Store, want string) (*monitors.Proj
 }
 
 func keysCreate(env *cmdEnv, store monitors.Store, prj *monitors.Project, name string, readOnly bool) error {
-	if name == "" {
+	if strings.TrimSpace(name) == "" {
 		name = "created with vigil keys"
 	}
-	key, prefix, hash := keys.NewAPIKey()
-	k, err := store.APIKeyCreate(env.ctx, &monitors.APIKeyCreateParams{
-		ID: keys.NewID(), ProjectID: prj.ID, Name: name, Prefix: prefix, Hash: hash, ReadOnly: readOnly, Now: time.Now()})
+	k, key, err := manage.New(store, nil).APIKeyCreate(env.ctx, &manage.APIKeyCreateParams{ProjectID: prj.ID, Name: name, ReadOnly: readOnly})
 	if err != nil {
-		return fmt.Errorf("create API key: %w", err)
+		return err
 	}
 	fmt.Fprintln(env.stdout, key)
 	fmt.Fprintf(env.stderr, "vigil keys: created %s API key %s (ID %s) for project %q; it is shown only this once\n",
@@ -176,8 +175,8 @@ func keysRevoke(env *cmdEnv, store monitors.Store, prj *monitors.Project, which 
 		fmt.Fprintf(env.stdout, "API key %s was already revoked at %s\n", k.ID, k.RevokedAt.UTC().Format(time.RFC3339))
 		return nil
 	}
-	if err := store.APIKeyRevoke(env.ctx, prj.ID, k.ID, time.Now()); err != nil {
-		return fmt.Errorf("revoke API key: %w", err)
+	if err := manage.New(store, nil).APIKeyRevoke(env.ctx, prj.ID, k.ID); err != nil {
+		return err
 	}
 	fmt.Fprintf(env.stdout, "revoked API key %s (%s…)\n", k.ID, k.Prefix)
 	return nil

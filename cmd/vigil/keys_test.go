@@ -125,6 +125,8 @@ func TestKeys(t *testing.T) {
 				{[]string{"keys", "list", "--read-only"}, 2, "for create"},
 				{[]string{"keys", "create", "--project", "Nope"}, 1, `no project has the ID or name "Nope"`},
 				{[]string{"keys", "revoke", "vk_nothing"}, 1, `no API key with the ID or prefix "vk_nothing"`},
+				// The dashboard's rule for a key's name, kept by the command too.
+				{[]string{"keys", "create", "--name", strings.Repeat("k", 201)}, 1, "name: say what the key is for, in at most 200 characters"},
 			} {
 				code, out, errOut := runVigil(t, db, bad.args...)
 				require.Equal(t, bad.code, code, "%v: %s", bad.args, errOut)

@@ -37,6 +37,36 @@ type Queries struct {
 
 	LifecycleQueries
 	SecretQueries
+	UptimeQueries
+	MaintenanceQueries
+}
+
+// UptimeQueries are the reads of a monitor's history that its uptime is
+// computed from (see uptime.go).
+type UptimeQueries struct {
+	// RunsFinishedBetween lists the runs of monitor $1 finished at or
+	// after $2 and before $3, oldest first.
+	RunsFinishedBetween string
+	// IncidentsOverlapping lists the incidents of monitor $1 open at some
+	// instant at or after $2 and before $3 (opened before $3, not resolved
+	// before $2), oldest first.
+	IncidentsOverlapping string
+}
+
+// MaintenanceQueries are the statements of maintenance windows (see
+// maintenance.go), each a whole window as a JSON document (doc).
+type MaintenanceQueries struct {
+	// MaintenanceInsert inserts ($1 id, $2 project_id, $3 doc).
+	MaintenanceInsert string
+	// MaintenanceGet and MaintenanceLock read the doc of window $2 of
+	// project $1 (MaintenanceLock locking it).
+	MaintenanceGet, MaintenanceLock string
+	// MaintenanceList reads the docs of project $1's windows, by ID.
+	MaintenanceList string
+	// MaintenanceUpdate sets the doc ($3) of window $2 of project $1.
+	MaintenanceUpdate string
+	// MaintenanceDelete deletes window $2 of project $1.
+	MaintenanceDelete string
 }
 
 // SecretQueries are the statements of sealing channel configs (see
