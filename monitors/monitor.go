@@ -164,6 +164,12 @@ type Monitor struct {
 	// nil when none. It is derived by [Monitor.NextDeadline] and stored,
 	// indexed, so the evaluator can find due monitors.
 	NextDeadlineAt *time.Time
+
+	// Maintenance are the periods of the maintenance windows that cover
+	// the monitor, begun by the time of the event applied (see
+	// [MaintenanceOf]). It is not stored: the planning layer sets it from
+	// the project's windows before it applies a ping or the time.
+	Maintenance []Period
 }
 
 // Grace returns the grace period.

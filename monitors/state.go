@@ -311,6 +311,11 @@ func (x *machine) open(kind IncidentKind, at time.Time, runSeq int64, summary st
 		x.tr.Incidents = append(x.tr.Incidents, IncidentChange{Op: IncidentUpdate, Kind: kind, At: at, Summary: summary, RunSeq: runSeq})
 		return
 	}
+	if x.inMaintenance(at) {
+		// Planned work: judged (the run is recorded as it ended), but no
+		// incident opens. One already open stays open, above.
+		return
+	}
 	x.s.Open[kind] = at
 	x.tr.Incidents = append(x.tr.Incidents, IncidentChange{Op: IncidentOpen, Kind: kind, At: at, Summary: summary, RunSeq: runSeq})
 }
@@ -799,20 +804,48 @@ func (m *Monitor) timeRules() []timeRule {
 // outage of Vigil (opts) starts a fresh grace window, or extends the one
 // in force, and waits for it; so does a rule due before the end of the
 // outage the hold is for.
-func due(t, now time.Time, grace time.Duration, opts TimeOptions, hold *Hold) (bool, *Hold) {
+//
+// A maintenance window (maint) holds the rules due inside it as an outage
+// does, even before it ends, and so those that come due while it is on:
+// they wait for a fresh grace window from its end.
+func due(t, now time.Time, grace time.Duration, opts TimeOptions, maint []Period, hold *Hold) (bool, *Hold) {
 	if t.After(now) {
 		return false, hold
 	}
-	if !opts.OutageEnd.IsZero() && t.After(opts.OutageStart) && !t.After(opts.OutageEnd) {
-		until := opts.OutageEnd.Add(grace)
-		if hold == nil || hold.Until.Before(until) {
-			hold = &Hold{OutageEnd: opts.OutageEnd, Until: until}
+	if o := (Period{Start: opts.OutageStart, End: opts.OutageEnd}); !opts.OutageEnd.IsZero() && o.Contains(t) {
+		hold = holdUntil(o, grace, hold)
+	}
+	for _, p := range maint {
+		if p.Contains(t) || p.Contains(now) {
+			hold = holdUntil(p, grace, hold)
 		}
 	}
 	if hold != nil && !t.After(hold.OutageEnd) && now.Before(hold.Until) {
 		return false, hold
 	}
 	return true, hold
+}
+
+// holdUntil returns the hold that postpones the rules due by the end of p
+// (an outage of Vigil, or a maintenance window) until a grace period after
+// it, or hold when that lasts longer.
+func holdUntil(p Period, grace time.Duration, hold *Hold) *Hold {
+	until := p.End.Add(grace)
+	if hold == nil || hold.Until.Before(until) {
+		return &Hold{OutageEnd: p.End, Until: until}
+	}
+	return hold
+}
+
+// inMaintenance reports whether t falls in a maintenance window of the
+// monitor, where no incident opens.
+func (x *machine) inMaintenance(t time.Time) bool {
+	for _, p := range x.m.Maintenance {
+		if !t.Before(p.Start) && t.Before(p.End) {
+			return true
+		}
+	}
+	return false
 }
 
 // runIndex returns the index of the open run seq, or -1.
@@ -859,7 +892,7 @@ func (x *machine) time(now time.Time, opts TimeOptions) {
 		var fire bool
 		switch rule.kind {
 		case ruleRetry:
-			fire, hold = due(rule.at, now, grace, opts, hold)
+			fire, hold = due(rule.at, now, grace, opts, x.m.Maintenance, hold)
 			if fire && (silent < 0 || s.Retries[rule.i].At.Before(s.Retries[silent].At)) {
 				silent = rule.i
 			}
@@ -867,7 +900,7 @@ func (x *machine) time(now time.Time, opts TimeOptions) {
 			if x.isOpen(IncidentMissed) {
 				continue
 			}
-			if fire, hold = due(rule.at, now, grace, opts, hold); fire {
+			if fire, hold = due(rule.at, now, grace, opts, x.m.Maintenance, hold); fire {
 				x.open(IncidentMissed, now, 0, fmt.Sprintf("%s did not %s (grace %s); last ping: %s",
 					x.m.Name, x.expectedPhrase(), FormatDuration(grace), x.lastSeen(now)))
 				s.Missed = &MissedOcc{Occ: s.Expected}
@@ -877,7 +910,7 @@ func (x *machine) time(now time.Time, opts TimeOptions) {
 			if i < 0 {
 				continue
 			}
-			if fire, hold = due(rule.at, now, grace, opts, hold); fire {
+			if fire, hold = due(rule.at, now, grace, opts, x.m.Maintenance, hold); fire {
 				x.abandon(i, now, fmt.Sprintf("no end reported %s after its max runtime", FormatDuration(AbandonAfter)))
 			}
 		case ruleStuck:
@@ -885,7 +918,7 @@ func (x *machine) time(now time.Time, opts TimeOptions) {
 			if i < 0 || s.Runs[i].Stuck {
 				continue
 			}
-			if fire, hold = due(rule.at, now, grace, opts, hold); fire {
+			if fire, hold = due(rule.at, now, grace, opts, x.m.Maintenance, hold); fire {
 				r := &s.Runs[i]
 				r.Stuck = true
 				started := r.StartedAt
@@ -897,7 +930,7 @@ func (x *machine) time(now time.Time, opts TimeOptions) {
 			if x.isOpen(IncidentDeadline) {
 				continue
 			}
-			if fire, hold = due(rule.at, now, grace, opts, hold); fire {
+			if fire, hold = due(rule.at, now, grace, opts, x.m.Maintenance, hold); fire {
 				d := x.m.Deadline()
 				x.open(IncidentDeadline, now, 0, fmt.Sprintf("%s: the occurrence of %s had no success by %s (deadline %s); last ping: %s",
 					x.m.Name, x.fmtTime(s.DeadlineOcc), x.fmtTime(s.DeadlineOcc.Add(d)), FormatDuration(d), x.lastSeen(now)))

@@ -19,6 +19,8 @@ type Store interface {
 	// Close releases the store's connections.
 	Close() error
 
+	MaintenanceStore
+
 	ProjectCreate(ctx context.Context, p *ProjectCreateParams) (*Project, error)
 	ProjectGet(ctx context.Context, id string) (*Project, error)
 	ProjectGetByPingKey(ctx context.Context, pingKey string) (*Project, error)

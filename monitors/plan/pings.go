@@ -56,6 +56,7 @@ func (s *Scripts) PingRecordBatch(ctx context.Context, p *monitors.PingRecordBat
 		}
 		ids := rows.PingIDs
 		var b builder
+		maint := windows{s: s, tx: tx}
 		for i, pp := range p.Pings {
 			if results[i].Err != nil {
 				continue
@@ -79,6 +80,9 @@ func (s *Scripts) PingRecordBatch(ctx context.Context, p *monitors.PingRecordBat
 			ping.MonitorID = m.ID
 			if len(ids) > 0 {
 				ping.ID, ids = ids[0], ids[1:]
+			}
+			if err := maint.set(ctx, m, ping.At); err != nil {
+				return err
 			}
 			tr, err := monitors.ApplyPing(m, &ping)
 			if err != nil {

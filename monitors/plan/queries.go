@@ -37,6 +37,23 @@ type Queries struct {
 
 	LifecycleQueries
 	SecretQueries
+	MaintenanceQueries
+}
+
+// MaintenanceQueries are the statements of maintenance windows (see
+// maintenance.go), each a whole window as a JSON document (doc).
+type MaintenanceQueries struct {
+	// MaintenanceInsert inserts ($1 id, $2 project_id, $3 doc).
+	MaintenanceInsert string
+	// MaintenanceGet and MaintenanceLock read the doc of window $2 of
+	// project $1 (MaintenanceLock locking it).
+	MaintenanceGet, MaintenanceLock string
+	// MaintenanceList reads the docs of project $1's windows, by ID.
+	MaintenanceList string
+	// MaintenanceUpdate sets the doc ($3) of window $2 of project $1.
+	MaintenanceUpdate string
+	// MaintenanceDelete deletes window $2 of project $1.
+	MaintenanceDelete string
 }
 
 // SecretQueries are the statements of sealing channel configs (see

@@ -332,9 +332,13 @@ func (s *Scripts) MonitorEvaluateDue(ctx context.Context, p *monitors.EvaluateDu
 			skipped   []*monitors.Monitor
 			postponed int
 		)
+		maint := windows{s: s, tx: tx}
 		for _, m := range ms {
 			due := *m.NextDeadlineAt
 			hold := m.State.Hold
+			if err := maint.set(ctx, m, p.Now); err != nil {
+				return err
+			}
 			tr, err := monitors.ApplyTime(m, p.Now, p.Options)
 			if err != nil {
 				s.log().ErrorContext(ctx, "cannot evaluate monitor", "monitor_id", m.ID, "error", err)

@@ -466,6 +466,18 @@ var queries = plan.Queries{
 	SessionInsert: qSessionInsert, SessionGet: qSessionGet, SessionExtend: qSessionExtend,
 	SessionDelete: qSessionDelete, SessionDeleteExpired: qSessionDeleteExpired,
 
-	LifecycleQueries: lifecycleQueries,
-	SecretQueries:    secretQueries,
+	LifecycleQueries:   lifecycleQueries,
+	SecretQueries:      secretQueries,
+	MaintenanceQueries: maintenanceQueries,
+}
+
+// maintenanceQueries are the statements of maintenance windows, each kept
+// whole as a JSON document.
+var maintenanceQueries = plan.MaintenanceQueries{
+	MaintenanceInsert: `INSERT INTO maintenance_windows (id, project_id, doc) VALUES (?1, ?2, ?3)`,
+	MaintenanceGet:    `SELECT doc FROM maintenance_windows WHERE project_id = ?1 AND id = ?2`,
+	MaintenanceLock:   `SELECT doc FROM maintenance_windows WHERE project_id = ?1 AND id = ?2`,
+	MaintenanceList:   `SELECT doc FROM maintenance_windows WHERE project_id = ?1 ORDER BY id`,
+	MaintenanceUpdate: `UPDATE maintenance_windows SET doc = ?3 WHERE project_id = ?1 AND id = ?2`,
+	MaintenanceDelete: `DELETE FROM maintenance_windows WHERE project_id = ?1 AND id = ?2`,
 }
