@@ -24,6 +24,7 @@ import (
 	"github.com/vigilhq/vigil/ingest"
 	"github.com/vigilhq/vigil/keys"
 	"github.com/vigilhq/vigil/monitors"
+	"github.com/vigilhq/vigil/secrets"
 	"github.com/vigilhq/vigil/server"
 )
 
@@ -55,6 +56,7 @@ type benchIngestOpts struct {
 	batchWindow time.Duration
 	writers     int
 	cpuProfile  string
+	keyFile     string
 }
 
 // benchIngestCmd measures ping ingest through real HTTP against a server in
@@ -77,6 +79,7 @@ func benchIngestCmd(env *cmdEnv, args []string) error {
 	fs.IntVar(&o.batchSize, "ingest-batch-size", ingest.BatchSizeDefault, "batch size of the group-commit run")
 	fs.DurationVar(&o.batchWindow, "ingest-batch-window", ingest.BatchWindowDefault, "batch window of the group-commit run")
 	fs.IntVar(&o.writers, "writers", 0, "batches written at once (0: by database, as vigil serve does)")
+	fs.StringVar(&o.keyFile, "secret-key-file", env.getenv("VIGIL_SECRET_KEY_FILE"), "secret key file of the server (default: $VIGIL_SECRET_KEY_FILE; with PostgreSQL and none, a new one in a temporary directory; the benchmark stores no secret)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured group-commit run (server and load together) to this file")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -97,6 +100,17 @@ func benchIngestCmd(env *cmdEnv, args []string) error {
 		}
 		defer os.RemoveAll(dir)
 		o.database = filepath.Join(dir, "bench.db")
+	}
+	if o.keyFile == "" && server.IsPostgresURL(o.database) {
+		dir, err := os.MkdirTemp("", "vigil-bench-key-")
+		if err != nil {
+			return fmt.Errorf("make a temporary directory: %w", err)
+		}
+		defer os.RemoveAll(dir)
+		o.keyFile = filepath.Join(dir, "bench.key")
+		if _, err := secrets.Create(o.keyFile); err != nil {
+			return fmt.Errorf("create the bench's secret key file: %w", err)
+		}
 	}
 	b := &ingestBench{o: o, out: env.stdout, ctx: env.ctx}
 	return b.run()
@@ -222,7 +236,7 @@ func (b *ingestBench) phase(name string, ing ingest.Config, rate float64, cpuPro
 	defer cancel()
 	cfg := server.Config{
 		DatabaseURL: b.o.database, Listen: "127.0.0.1:0", LogLevel: "warn", LogFormat: "text",
-		KeepPings: 1000, KeepRuns: 1000, PruneInterval: time.Hour, Ingest: ing,
+		KeepPings: 1000, KeepRuns: 1000, PruneInterval: time.Hour, Ingest: ing, SecretKeyFile: b.o.keyFile,
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	srv, err := server.New(ctx, cfg, logger)

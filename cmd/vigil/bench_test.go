@@ -26,6 +26,17 @@ func TestBenchIngest(t *testing.T) {
 	require.NotContains(t, out, "answers other than 200")
 }
 
+// TestBenchIngestPostgres runs the ingest benchmark small on PostgreSQL,
+// with no secret key file given: the bench makes its own.
+func TestBenchIngestPostgres(t *testing.T) {
+	url := testdb.PostgresURL(t)
+	code, out, errOut := runVigil(t, nil, "bench", "ingest", "--database", url, "--monitors", "20",
+		"--connections", "8", "--duration", "300ms", "--warmup", "100ms", "--baseline=false", "--half-rate=false")
+	require.Equal(t, 0, code, errOut)
+	require.Regexp(t, `group commit \(batch 500, window 2ms\)\s+[1-9]\d*\s+\d+\.\dms`, out)
+	require.Regexp(t, `group commit / no-op HTTP server: \d\.\d{3}`, out)
+}
+
 func TestBenchIngestUsage(t *testing.T) {
 	t.Parallel()
 	code, _, errOut := runVigil(t, nil, "bench", "egress")
