@@ -51,6 +51,9 @@ func (h *Handler) table() []route {
 			summary: "the monitor's runs, newest first", doc: routeDoc{response: RunList{}, query: history}},
 		{method: http.MethodGet, path: "/api/v1/monitors/:id/incidents", access: read, fn: h.listMonitorIncidents,
 			summary: "the monitor's incidents, newest first", doc: routeDoc{response: IncidentList{}, query: paging}},
+		{method: http.MethodGet, path: "/api/v1/monitors/:id/uptime", access: read, fn: h.getUptime,
+			summary: "the monitor's uptime per local day and over 7, 30 and 90 days, from its runs and incidents",
+			doc:     routeDoc{response: Uptime{}, query: []queryParam{{"days", "integer", "days to list, today included: 1 to 90 (default 90)"}}}},
 
 		{method: http.MethodGet, path: "/api/v1/channels", access: read, fn: h.listChannels,
 			summary: "list alert channels by name", doc: routeDoc{response: ChannelList{}, query: paging}},

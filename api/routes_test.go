@@ -149,6 +149,7 @@ func routeCases() map[string]routeCase {
 		"GET /api/v1/monitors/:id/pings":     {ok: 200, other: 404, prepare: monitorPath("/pings")},
 		"GET /api/v1/monitors/:id/runs":      {ok: 200, other: 404, prepare: monitorPath("/runs")},
 		"GET /api/v1/monitors/:id/incidents": {ok: 200, other: 404, prepare: monitorPath("/incidents")},
+		"GET /api/v1/monitors/:id/uptime":    {ok: 200, other: 404, prepare: monitorPath("/uptime")},
 		"GET /api/v1/channels/:id":           {ok: 200, other: 404, prepare: channelPath("", nil)},
 		"PATCH /api/v1/channels/:id":         {ok: 200, other: 404, prepare: channelPath("", map[string]any{"is_default": true})},
 		"DELETE /api/v1/channels/:id":        {ok: 204, other: 404, prepare: channelPath("", nil)},

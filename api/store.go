@@ -35,6 +35,7 @@ type Store interface {
 	ProjectGet(ctx context.Context, id string) (*monitors.Project, error)
 	ProjectRotatePingKey(ctx context.Context, p *monitors.PingKeyRotateParams) (*monitors.Project, error)
 	RunList(ctx context.Context, p *monitors.HistoryListParams) ([]*monitors.Run, error)
+	monitors.UptimeStore
 }
 
 // CollectorStore is what the [Collector] reads at each scrape.

@@ -221,6 +221,13 @@ type Store interface {
 	// p.ResolvedBefore, with their events, deliveries and attempts, and
 	// returns how many incidents it deleted.
 	IncidentPrune(ctx context.Context, p *IncidentPruneParams) (int64, error)
+
+	// == uptime ==
+
+	// UptimeHistory returns the project monitor's runs finished in
+	// [p.From, p.To) and its incidents open at some instant of it, oldest
+	// first; [ComputeUptime] makes its uptime of them.
+	UptimeHistory(ctx context.Context, p *UptimeHistoryParams) (*UptimeHistory, error)
 }
 
 // ProjectCreateParams are the inputs of [Store.ProjectCreate].
@@ -358,4 +365,20 @@ type EvaluatedMonitor struct {
 	MonitorID  string
 	DueAt      time.Time // the deadline that made it due
 	Transition *Transition
+}
+
+// UptimeHistoryParams are the inputs of [Store.UptimeHistory].
+type UptimeHistoryParams struct {
+	ProjectID string
+	MonitorID string
+	From, To  time.Time
+}
+
+// UptimeHistory is what a monitor's uptime is computed from (see
+// [ComputeUptime]).
+type UptimeHistory struct {
+	// Runs finished in [From, To), oldest first.
+	Runs []*Run
+	// Incidents open at some instant of [From, To), oldest first.
+	Incidents []*Incident
 }

@@ -14,22 +14,10 @@ import (
 
 // This file wires the management API under /api/v1, /metrics and badges into the server.
 
-// APISettings configures the management API under /api/v1, /metrics and badges.
-type APISettings struct {
-	// BodyLimit caps the body of an API request, in bytes; 0 is
-	// api.BodyLimitDefault.
-	BodyLimit int64
-}
-
 func (s *Server) mountAPI(e *echo.Echo) {
-	cfg := api.Config{
-		Store:      s.store,
-		BaseURL:    s.cfg.BaseURL,
-		NowFunc:    s.cfg.NowFunc,
-		Logger:     s.logger.With("part", "api"),
-		BodyLimit:  s.cfg.API.BodyLimit,
-		Registerer: s.Registry,
-	}
+	cfg := s.cfg.API
+	cfg.Store, cfg.BaseURL, cfg.NowFunc = s.store, s.cfg.BaseURL, s.cfg.NowFunc
+	cfg.Logger, cfg.Registerer = s.logger.With("part", "api"), s.Registry
 	if t := s.apiChannelTester(); t != nil {
 		cfg.ChannelTester = t
 	}

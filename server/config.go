@@ -9,7 +9,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vigilhq/vigil/api"
+	"github.com/vigilhq/vigil/evaluator"
+	"github.com/vigilhq/vigil/ingest"
 	"github.com/vigilhq/vigil/notifiers"
+	"github.com/vigilhq/vigil/web"
 )
 
 // Config is the operator's configuration of a Vigil server.
@@ -48,12 +52,15 @@ type Config struct {
 	// defaults (see timeouts.go).
 	HTTPTimeouts HTTPTimeouts
 
-	// The settings of each part, declared in the part's file here.
-	Ingest    IngestSettings
-	Evaluator EvaluatorSettings
-	API       APISettings
+	// The settings of each part are the part's own Config: the operator's
+	// settings (flags and environment, see cmd/vigil) fill in its fields,
+	// and the server the wiring (store, clock, logger, metrics), which it
+	// sets whatever they hold here.
+	Ingest    ingest.Config
+	Evaluator evaluator.Config
+	API       api.Config
 	Delivery  DeliverySettings
-	Web       WebSettings
+	Web       web.Config
 
 	// NowFunc is the clock; nil is time.Now. Tests set it.
 	NowFunc func() time.Time

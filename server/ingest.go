@@ -2,8 +2,6 @@ package server
 
 import (
 	"context"
-	"net/netip"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -12,48 +10,15 @@ import (
 
 // This file wires the ping endpoints (/ping/...) and the batching writer into the server.
 
-// IngestSettings configures the ping endpoints (/ping/...) and the batching
-// writer. Zero values take ingest's defaults, except RateLimit (0: no
-// limit) and BatchWindow (0: no waiting); see ingest.Config.
-type IngestSettings struct {
-	BodyLimit   int64
-	BatchSize   int
-	BatchWindow time.Duration
-	RateLimit   float64
-	RateBurst   int
-	// FailureLimit and FailureBurst limit the pings per client address
-	// that end in 404 or 400 (see ingest.Config); 0 takes the defaults.
-	FailureLimit   float64
-	FailureBurst   int
-	TrustedProxies []netip.Prefix
-	// Writers is how many batches may be written at once; 0 picks by
-	// database: 1 for SQLite, which has one writer anyway, more for
-	// PostgreSQL, where they overlap.
-	Writers int
-}
-
 // postgresIngestWriters is how many batches are written at once on
-// PostgreSQL when IngestSettings.Writers is 0.
+// PostgreSQL when Config.Ingest.Writers is 0.
 const postgresIngestWriters = 2
 
 func (s *Server) mountIngest(e *echo.Echo) {
 	c := s.cfg.Ingest
-	writers := s.cfg.ingestWriters()
-	s.ingest = ingest.New(ingest.Config{
-		Store:          s.store,
-		BodyLimit:      c.BodyLimit,
-		BatchSize:      c.BatchSize,
-		BatchWindow:    c.BatchWindow,
-		Writers:        writers,
-		RateLimit:      c.RateLimit,
-		RateBurst:      c.RateBurst,
-		FailureLimit:   c.FailureLimit,
-		FailureBurst:   c.FailureBurst,
-		TrustedProxies: c.TrustedProxies,
-		Registerer:     s.Registry,
-		Logger:         s.logger.With("part", "ingest"),
-		NowFunc:        s.cfg.NowFunc,
-	})
+	c.Store, c.Writers, c.NowFunc = s.store, s.cfg.ingestWriters(), s.cfg.NowFunc
+	c.Registerer, c.Logger = s.Registry, s.logger.With("part", "ingest")
+	s.ingest = ingest.New(c)
 	s.ingest.Mount(e)
 }
 

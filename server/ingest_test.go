@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/vigilhq/vigil/ingest"
 	"github.com/vigilhq/vigil/internal/testdb"
 	"github.com/vigilhq/vigil/monitors"
 	"github.com/vigilhq/vigil/server"
@@ -24,7 +25,7 @@ func TestServeIngest(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			cfg := testConfig(url(t))
-			cfg.Ingest = server.IngestSettings{BodyLimit: 2048, RateLimit: 1, RateBurst: 2}
+			cfg.Ingest = ingest.Config{BodyLimit: 2048, RateLimit: 1, RateBurst: 2}
 			ctx, cancel := context.WithCancel(context.Background())
 			srv, err := server.New(ctx, cfg, testdb.Logger(t))
 			require.NoError(t, err)

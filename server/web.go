@@ -1,8 +1,6 @@
 package server
 
 import (
-	"time"
-
 	"github.com/labstack/echo/v4"
 
 	"github.com/vigilhq/vigil/web"
@@ -10,26 +8,14 @@ import (
 
 // This file wires the dashboard into the server.
 
-// WebSettings configures the dashboard.
-type WebSettings struct {
-	// RefreshInterval is how often lists and monitor pages refresh their
-	// live parts; 0 is web.RefreshIntervalDefault.
-	RefreshInterval time.Duration
-}
-
 // mountWeb serves the dashboard. It sends test notifications and lists
 // delivery attempts through what the delivery part lends the API (see
 // apiChannelTester), so that the button and the API do the same.
 func (s *Server) mountWeb(e *echo.Echo) {
-	cfg := web.Config{
-		Store:           s.store,
-		BaseURL:         s.cfg.BaseURL,
-		Logger:          s.logger.With("part", "web"),
-		NowFunc:         s.cfg.NowFunc,
-		RefreshInterval: s.cfg.Web.RefreshInterval,
-		TrustedProxies:  s.cfg.Ingest.TrustedProxies,
-		SetupToken:      s.SetupToken,
-	}
+	cfg := s.cfg.Web
+	cfg.Store, cfg.BaseURL, cfg.NowFunc = s.store, s.cfg.BaseURL, s.cfg.NowFunc
+	cfg.Logger = s.logger.With("part", "web")
+	cfg.TrustedProxies, cfg.SetupToken = s.cfg.Ingest.TrustedProxies, s.SetupToken
 	if t := s.apiChannelTester(); t != nil {
 		cfg.ChannelTester = t
 	}

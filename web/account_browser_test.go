@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/vigilhq/vigil/ingest"
 	"github.com/vigilhq/vigil/internal/testdb"
 	"github.com/vigilhq/vigil/keys"
 	"github.com/vigilhq/vigil/monitors"
@@ -81,7 +82,7 @@ func TestBrowserAccountAndKeys(t *testing.T) {
 	srv, err := server.New(ctx, server.Config{
 		DatabaseURL: testdb.SQLitePath(t), Listen: "127.0.0.1:0",
 		LogLevel: "info", LogFormat: "text", KeepPings: 100, KeepRuns: 100, PruneInterval: time.Minute,
-		Ingest: server.IngestSettings{RateLimit: -1},
+		Ingest: ingest.Config{RateLimit: -1},
 	}, testdb.Logger(t))
 	require.NoError(t, err)
 	require.NoError(t, srv.Listen())

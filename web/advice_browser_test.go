@@ -31,7 +31,7 @@ func TestBrowserAdviceAndOccurrences(t *testing.T) {
 	srv, err := server.New(ctx, server.Config{
 		DatabaseURL: testdb.SQLitePath(t), Listen: "127.0.0.1:0",
 		LogLevel: "info", LogFormat: "text", KeepPings: 100, KeepRuns: 100, PruneInterval: time.Minute,
-		Web: server.WebSettings{RefreshInterval: time.Second},
+		Web: web.Config{RefreshInterval: time.Second},
 	}, testdb.Logger(t))
 	require.NoError(t, err)
 	require.NoError(t, srv.Listen())

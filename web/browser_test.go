@@ -242,7 +242,7 @@ func TestBrowser(t *testing.T) {
 		DatabaseURL: testdb.SQLitePath(t), Listen: "127.0.0.1:0",
 		LogLevel: "info", LogFormat: "text", KeepPings: 100, KeepRuns: 100, PruneInterval: time.Minute,
 		AllowPrivateTargets: true,
-		Web:                 server.WebSettings{RefreshInterval: 500 * time.Millisecond},
+		Web:                 web.Config{RefreshInterval: 500 * time.Millisecond},
 	}, testdb.Logger(t))
 	require.NoError(t, err)
 	require.NoError(t, srv.Listen())

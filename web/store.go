@@ -31,6 +31,7 @@ type Store interface {
 	ProjectRename(ctx context.Context, p *monitors.ProjectRenameParams) (*monitors.Project, error)
 	ProjectRotatePingKey(ctx context.Context, p *monitors.PingKeyRotateParams) (*monitors.Project, error)
 	RunList(ctx context.Context, p *monitors.HistoryListParams) ([]*monitors.Run, error)
+	monitors.UptimeStore
 	RunListRecent(ctx context.Context, p *monitors.RunListRecentParams) (map[string][]*monitors.Run, error)
 	SessionCreate(ctx context.Context, p *monitors.SessionCreateParams) (*monitors.Session, error)
 	SessionDelete(ctx context.Context, tokenHash string) error

@@ -148,10 +148,10 @@ func (b *ingestBench) run() error {
 	// Each run pings monitors of its own, created for it, so that no run
 	// pays for the dead rows another left behind. The baseline goes first,
 	// on the cleanest database.
-	grouped := server.IngestSettings{BatchSize: o.batchSize, BatchWindow: o.batchWindow, Writers: o.writers}
+	grouped := ingest.Config{BatchSize: o.batchSize, BatchWindow: o.batchWindow, Writers: o.writers}
 	var baseline *benchResult
 	if o.baseline {
-		r, err := b.phase("one transaction per ping", server.IngestSettings{BatchSize: 1, Writers: o.writers}, o.rate, "")
+		r, err := b.phase("one transaction per ping", ingest.Config{BatchSize: 1, Writers: o.writers}, o.rate, "")
 		if err != nil {
 			return err
 		}
@@ -217,7 +217,7 @@ func (b *ingestBench) run() error {
 func ms(d time.Duration) string { return fmt.Sprintf("%.1fms", float64(d)/float64(time.Millisecond)) }
 
 // phase starts a server with ing, drives pings at it, and stops it.
-func (b *ingestBench) phase(name string, ing server.IngestSettings, rate float64, cpuProfile string) (*benchResult, error) {
+func (b *ingestBench) phase(name string, ing ingest.Config, rate float64, cpuProfile string) (*benchResult, error) {
 	ctx, cancel := context.WithCancel(b.ctx)
 	defer cancel()
 	cfg := server.Config{

@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/vigilhq/vigil/server"
+	"github.com/vigilhq/vigil/api"
 )
 
 // apiSettings lists the settings of the management API under /api/v1, /metrics and badges.
-func apiSettings(c *server.APISettings) []setting {
+func apiSettings(c *api.Config) []setting {
 	return []setting{
 		{"VIGIL_API_BODY_LIMIT", "api-body-limit", "1048576", "largest request body of the management API, in bytes",
 			func(s string) error {

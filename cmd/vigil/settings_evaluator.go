@@ -5,11 +5,10 @@ import (
 	"time"
 
 	"github.com/vigilhq/vigil/evaluator"
-	"github.com/vigilhq/vigil/server"
 )
 
 // evaluatorSettings lists the settings of the evaluator loop.
-func evaluatorSettings(c *server.EvaluatorSettings) []setting {
+func evaluatorSettings(c *evaluator.Config) []setting {
 	return []setting{
 		{"VIGIL_EVALUATOR_BATCH_SIZE", "evaluator-batch-size", strconv.Itoa(evaluator.BatchSizeDefault),
 			"due monitors evaluated in one transaction", intSetting(&c.BatchSize, 1, evaluator.BatchSizeMax)},

@@ -10,11 +10,10 @@ import (
 	"github.com/dustin/go-humanize"
 
 	"github.com/vigilhq/vigil/ingest"
-	"github.com/vigilhq/vigil/server"
 )
 
 // ingestSettings lists the settings of the ping endpoints (/ping/...) and the batching writer.
-func ingestSettings(c *server.IngestSettings) []setting {
+func ingestSettings(c *ingest.Config) []setting {
 	return []setting{
 		{"VIGIL_PING_BODY_LIMIT", "ping-body-limit", "100KB", "bytes of a ping's body kept (such as 100KB or 1MiB); the rest is cut and the ping flagged", byteSizeSetting(&c.BodyLimit, 1, ingest.BodyHardLimitDefault)},
 		{"VIGIL_INGEST_BATCH_SIZE", "ingest-batch-size", strconv.Itoa(ingest.BatchSizeDefault), "most pings written in one transaction (1: one transaction per ping)", intSetting(&c.BatchSize, 1, 10_000)},

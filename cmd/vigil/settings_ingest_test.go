@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/vigilhq/vigil/ingest"
 	"github.com/vigilhq/vigil/server"
 )
 
@@ -21,7 +22,7 @@ func TestIngestSettings(t *testing.T) {
 
 	cfg, err := parse(nil)
 	require.NoError(t, err)
-	require.Equal(t, server.IngestSettings{BodyLimit: 100_000, BatchSize: 500, BatchWindow: 2 * time.Millisecond,
+	require.Equal(t, ingest.Config{BodyLimit: 100_000, BatchSize: 500, BatchWindow: 2 * time.Millisecond,
 		RateLimit: 5, RateBurst: 50, FailureLimit: 1, FailureBurst: 60}, cfg.Ingest, "the documented defaults")
 
 	cfg, err = parse(map[string]string{
@@ -34,7 +35,7 @@ func TestIngestSettings(t *testing.T) {
 		"VIGIL_PING_FAILURE_LIMIT":  "-1",
 	}, "--ping-rate-limit", "0", "--ping-failure-burst", "7")
 	require.NoError(t, err)
-	require.Equal(t, server.IngestSettings{BodyLimit: 1 << 20, BatchSize: 1, BatchWindow: 0, RateLimit: 0, RateBurst: 3,
+	require.Equal(t, ingest.Config{BodyLimit: 1 << 20, BatchSize: 1, BatchWindow: 0, RateLimit: 0, RateBurst: 3,
 		FailureLimit: -1, FailureBurst: 7, TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("192.168.1.7/32"),
 			netip.MustParsePrefix("::1/128")}}, cfg.Ingest)
 

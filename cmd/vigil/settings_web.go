@@ -3,11 +3,11 @@ package main
 import (
 	"time"
 
-	"github.com/vigilhq/vigil/server"
+	"github.com/vigilhq/vigil/web"
 )
 
 // webSettings lists the settings of the dashboard.
-func webSettings(c *server.WebSettings) []setting {
+func webSettings(c *web.Config) []setting {
 	return []setting{
 		{"VIGIL_WEB_REFRESH", "web-refresh", "5s", "how often dashboard lists and monitor pages refresh their live parts",
 			durationSetting(&c.RefreshInterval, time.Second, 10*time.Minute)},

@@ -377,6 +377,7 @@ var queries = plan.Queries{
 
 	LifecycleQueries:   lifecycleQueries,
 	SecretQueries:      secretQueries,
+	UptimeQueries:      uptimeQueries,
 	MaintenanceQueries: maintenanceQueries,
 }
 

@@ -37,7 +37,20 @@ type Queries struct {
 
 	LifecycleQueries
 	SecretQueries
+	UptimeQueries
 	MaintenanceQueries
+}
+
+// UptimeQueries are the reads of a monitor's history that its uptime is
+// computed from (see uptime.go).
+type UptimeQueries struct {
+	// RunsFinishedBetween lists the runs of monitor $1 finished at or
+	// after $2 and before $3, oldest first.
+	RunsFinishedBetween string
+	// IncidentsOverlapping lists the incidents of monitor $1 open at some
+	// instant at or after $2 and before $3 (opened before $3, not resolved
+	// before $2), oldest first.
+	IncidentsOverlapping string
 }
 
 // MaintenanceQueries are the statements of maintenance windows (see

@@ -38,3 +38,12 @@ var secretQueries = plan.SecretQueries{
 	ChannelPage:      `SELECT ` + channelCols + ` FROM channels WHERE id > ?1 ORDER BY id LIMIT ?2`,
 	ChannelConfigSet: `UPDATE channels SET config = ?3 WHERE project_id = ?1 AND id = ?2`,
 }
+
+// uptimeQueries are the reads of a monitor's history for its uptime.
+var uptimeQueries = plan.UptimeQueries{
+	RunsFinishedBetween: `SELECT ` + runCols + ` FROM runs
+		WHERE monitor_id = ?1 AND finished_at >= ?2 AND finished_at < ?3 ORDER BY finished_at, seq`,
+	IncidentsOverlapping: `SELECT ` + incidentCols + ` FROM incidents
+		WHERE monitor_id = ?1 AND opened_at < ?3 AND (resolved_at IS NULL OR resolved_at >= ?2)
+		ORDER BY opened_at, id`,
+}

@@ -36,6 +36,7 @@ import (
 	"time"
 
 	"github.com/vigilhq/vigil/api"
+	"github.com/vigilhq/vigil/ingest"
 	"github.com/vigilhq/vigil/internal/testdb"
 	"github.com/vigilhq/vigil/monitors"
 	"github.com/vigilhq/vigil/server"
@@ -111,7 +112,7 @@ func Start(t testing.TB, opts ...Option) *Vigil {
 			DatabaseURL: db, SecretKeyFile: testdb.KeyFile(db), Listen: addr, BaseURL: "http://" + addr,
 			LogLevel: "info", LogFormat: "text",
 			KeepPings: 1000, KeepRuns: 1000, PruneInterval: 10 * time.Minute,
-			Ingest: server.IngestSettings{BatchSize: 500, BatchWindow: 2 * time.Millisecond, RateLimit: 5, RateBurst: 50},
+			Ingest: ingest.Config{BatchSize: 500, BatchWindow: 2 * time.Millisecond, RateLimit: 5, RateBurst: 50},
 		}
 		var err error
 		srv, err = server.New(context.Background(), cfg, logger)
