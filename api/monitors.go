@@ -227,9 +227,17 @@ func (h *Handler) renderMonitors(c echo.Context, rq *request, ms []*monitors.Mon
 	if err != nil {
 		return nil, err
 	}
+	windows, err := h.store.MaintenanceWindowList(ctx, prj.ID)
+	if err != nil {
+		return nil, err
+	}
 	now := h.now()
 	for _, m := range ms {
 		j := h.monitorJSON(m, pf[m.ID], prj, badgeKey, now)
+		if until := monitors.InMaintenanceUntil(windows, m, now); until != nil {
+			u := until.UTC()
+			j.InMaintenance, j.InMaintenanceUntil = true, &u
+		}
 		if rq.key.ReadOnly {
 			j.hidePingKeys()
 		}

@@ -68,6 +68,19 @@ func (h *Handler) table() []route {
 		{method: http.MethodPost, path: "/api/v1/channels/:id/test", access: write, fn: h.testChannel,
 			summary: "send a test notification", doc: routeDoc{response: ChannelTestResult{}, extra: []int{http.StatusBadGateway, http.StatusNotImplemented}}},
 
+		{method: http.MethodGet, path: "/api/v1/maintenance-windows", access: read, fn: h.listWindows,
+			summary: "list maintenance windows", doc: routeDoc{response: MaintenanceWindowList{}}},
+		{method: http.MethodPost, path: "/api/v1/maintenance-windows", access: write, fn: h.createWindow,
+			summary: "create a maintenance window: one period (starts_at, ends_at) or a recurring one (schedule, tz, duration_seconds), over monitors, tags or all", doc: routeDoc{body: MaintenanceWindowFields{}, response: MaintenanceWindow{}, status: http.StatusCreated}},
+		{method: http.MethodGet, path: "/api/v1/maintenance-windows/:id", access: read, fn: h.getWindow,
+			summary: "one maintenance window", doc: routeDoc{response: MaintenanceWindow{}}},
+		{method: http.MethodPatch, path: "/api/v1/maintenance-windows/:id", access: write, fn: h.patchWindow,
+			summary: "change a maintenance window", doc: routeDoc{body: MaintenanceWindowFields{}, response: MaintenanceWindow{}}},
+		{method: http.MethodDelete, path: "/api/v1/maintenance-windows/:id", access: write, fn: h.deleteWindow,
+			summary: "delete a maintenance window", doc: routeDoc{status: http.StatusNoContent}},
+		{method: http.MethodPost, path: "/api/v1/maintenance-windows/:id/end", access: write, fn: h.endWindow,
+			summary: "end a maintenance window now (a recurring one's current occurrence)", doc: routeDoc{response: MaintenanceWindow{}}},
+
 		{method: http.MethodGet, path: "/api/v1/incidents", access: read, fn: h.listIncidents,
 			summary: "open and recent incidents, newest first", doc: routeDoc{response: IncidentList{}, query: append([]queryParam{
 				{"open", "boolean", "only open incidents"},

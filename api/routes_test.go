@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -78,8 +79,38 @@ func routeCases() map[string]routeCase {
 			return "/api/v1/channels/" + ch.ID + suffix, body
 		}
 	}
+	windowPath := func(suffix string, body any) func(b *bundle) (string, any) {
+		return func(b *bundle) (string, any) {
+			r := b.do(http.MethodPost, "/api/v1/maintenance-windows", b.rw, map[string]any{"name": "w-" + keys.NewID()[:8],
+				"all": true, "starts_at": t0.Add(24 * time.Hour), "ends_at": t0.Add(25 * time.Hour)})
+			require.Equal(b.t, http.StatusCreated, r.status, "%s", r.body)
+			var w api.MaintenanceWindow
+			r.json(b.t, &w)
+			return "/api/v1/maintenance-windows/" + w.ID + suffix, body
+		}
+	}
 	return map[string]routeCase{
-		"GET /api/v1/openapi.json": {ok: 200, prepare: func(b *bundle) (string, any) { return "/api/v1/openapi.json", nil }},
+		"GET /api/v1/maintenance-windows": {ok: 200, other: 200, prepare: func(b *bundle) (string, any) {
+			windowPath("", nil)(b)
+			return "/api/v1/maintenance-windows", nil
+		}, otherCheck: func(t *testing.T, b *bundle, _ string, r *response) {
+			var l api.MaintenanceWindowList
+			r.json(t, &l)
+			require.Empty(t, l.MaintenanceWindows)
+		}},
+		"POST /api/v1/maintenance-windows": {ok: 201, other: 201, prepare: func(b *bundle) (string, any) {
+			return "/api/v1/maintenance-windows", map[string]any{"name": "created", "all": true, "starts_at": t0.Add(24 * time.Hour), "ends_at": t0.Add(25 * time.Hour)}
+		}, otherCheck: func(t *testing.T, b *bundle, _ string, r *response) {
+			var w api.MaintenanceWindow
+			r.json(t, &w)
+			_, err := b.store.MaintenanceWindowGet(context.Background(), b.prj.ID, w.ID)
+			require.ErrorIs(t, err, monitors.ErrNotFound, "made in the key's own project")
+		}},
+		"GET /api/v1/maintenance-windows/:id":      {ok: 200, other: 404, prepare: windowPath("", nil)},
+		"PATCH /api/v1/maintenance-windows/:id":    {ok: 200, other: 404, prepare: windowPath("", map[string]any{"name": "renamed"})},
+		"DELETE /api/v1/maintenance-windows/:id":   {ok: 204, other: 404, prepare: windowPath("", nil)},
+		"POST /api/v1/maintenance-windows/:id/end": {ok: 200, other: 404, prepare: windowPath("/end", nil)},
+		"GET /api/v1/openapi.json":                 {ok: 200, prepare: func(b *bundle) (string, any) { return "/api/v1/openapi.json", nil }},
 		"GET /api/v1/project": {ok: 200, other: 200, prepare: func(b *bundle) (string, any) { return "/api/v1/project", nil },
 			otherCheck: func(t *testing.T, b *bundle, _ string, r *response) { noneOf(b.prj.ID, b.prj.PingKey)(t, b, "", r) }},
 		"GET /api/v1/monitors": {ok: 200, other: 200, prepare: func(b *bundle) (string, any) {

@@ -13,6 +13,7 @@ import (
 type Store interface {
 	manage.Store
 	CollectorStore
+	monitors.MaintenanceStore
 	APIKeyGetByHash(ctx context.Context, hash string) (*monitors.APIKey, error)
 	APIKeyTouch(ctx context.Context, p *monitors.APIKeyTouchParams) error
 	ChannelDelete(ctx context.Context, projectID, id string) error

@@ -51,40 +51,83 @@ type BadgeURLs struct {
 
 // Monitor is a monitor as the API returns it.
 type Monitor struct {
-	ID                string         `json:"id"`
-	Name              string         `json:"name"`
-	Slug              string         `json:"slug"`
-	Description       string         `json:"description"`
-	Tags              []string       `json:"tags"`
-	Schedule          Schedule       `json:"schedule"`
-	GraceSeconds      int64          `json:"grace_seconds"`
-	MaxRuntimeSeconds int64          `json:"max_runtime_seconds" doc:"0: same as grace_seconds"`
-	DeadlineSeconds   int64          `json:"deadline_seconds" doc:"0: no deadline"`
-	AlertOnFailure    string         `json:"alert_on_failure" enum:"final,every_attempt,never"`
-	FailureThreshold  int            `json:"failure_threshold"`
-	RecoveryThreshold int            `json:"recovery_threshold"`
-	Overlap           string         `json:"overlap" enum:"alert,ignore"`
-	Channels          []string       `json:"channels" doc:"channel IDs; empty: the project's default channels"`
-	RetryPolicy       *RetryPolicy   `json:"retry_policy"`
-	NotifyOutput      bool           `json:"notify_output" doc:"notifications of a failure carry the tail of the run's output (the failing ping's body)"`
-	Status            string         `json:"status" enum:"new,up,running,late,retrying,down,paused,undeclared"`
-	Paused            bool           `json:"paused"`
-	Source            string         `json:"source" doc:"the source that declares it; empty when a person made it"`
-	Discovered        bool           `json:"discovered" doc:"still declared by its source"`
-	PingKey           string         `json:"ping_key" doc:"empty for a read-only API key"`
-	PingURL           string         `json:"ping_url" doc:"empty for a read-only API key"`
-	PingURLs          PingURLs       `json:"ping_urls" doc:"empty for a read-only API key"`
-	UniqueKey         string         `json:"unique_key" doc:"a stable identifier that is no secret (40 hex characters), for every key; read-only keys get it in place of the ping key, as Healthchecks.io's unique_key"`
-	LastPingAt        *time.Time     `json:"last_ping_at"`
-	NextExpectedAt    *time.Time     `json:"next_expected_at" doc:"the next occurrence not yet covered by a ping; null while new or paused"`
-	OpenIncidents     []OpenIncident `json:"open_incidents"`
-	PersonFields      []string       `json:"person_fields" doc:"fields a person set through the API; a declaration of the source leaves them alone"`
-	OverriddenFields  []string       `json:"overridden_fields,omitempty" doc:"in a declaration's answer: declared fields whose value a person's setting overrides"`
-	RetryChainSeconds *int64         `json:"retry_chain_seconds" doc:"the longest time the retries of one run may take (the sum of the retry policy's delays); null without a retry policy"`
-	Warnings          []string       `json:"warnings" doc:"advice about settings that will page falsely or stay silent, each \"field: what goes wrong\": retries that outlast the gap between runs (retry_policy) or the deadline (deadline_seconds), a grace at least the gap between runs (grace_seconds)"`
-	Badge             BadgeURLs      `json:"badge"`
-	CreatedAt         time.Time      `json:"created_at"`
-	UpdatedAt         time.Time      `json:"updated_at"`
+	ID                 string         `json:"id"`
+	Name               string         `json:"name"`
+	Slug               string         `json:"slug"`
+	Description        string         `json:"description"`
+	Tags               []string       `json:"tags"`
+	Schedule           Schedule       `json:"schedule"`
+	GraceSeconds       int64          `json:"grace_seconds"`
+	MaxRuntimeSeconds  int64          `json:"max_runtime_seconds" doc:"0: same as grace_seconds"`
+	DeadlineSeconds    int64          `json:"deadline_seconds" doc:"0: no deadline"`
+	AlertOnFailure     string         `json:"alert_on_failure" enum:"final,every_attempt,never"`
+	FailureThreshold   int            `json:"failure_threshold"`
+	RecoveryThreshold  int            `json:"recovery_threshold"`
+	Overlap            string         `json:"overlap" enum:"alert,ignore"`
+	Channels           []string       `json:"channels" doc:"channel IDs; empty: the project's default channels"`
+	RetryPolicy        *RetryPolicy   `json:"retry_policy"`
+	NotifyOutput       bool           `json:"notify_output" doc:"notifications of a failure carry the tail of the run's output (the failing ping's body)"`
+	Status             string         `json:"status" enum:"new,up,running,late,retrying,down,paused,undeclared"`
+	Paused             bool           `json:"paused"`
+	Source             string         `json:"source" doc:"the source that declares it; empty when a person made it"`
+	Discovered         bool           `json:"discovered" doc:"still declared by its source"`
+	PingKey            string         `json:"ping_key" doc:"empty for a read-only API key"`
+	PingURL            string         `json:"ping_url" doc:"empty for a read-only API key"`
+	PingURLs           PingURLs       `json:"ping_urls" doc:"empty for a read-only API key"`
+	UniqueKey          string         `json:"unique_key" doc:"a stable identifier that is no secret (40 hex characters), for every key; read-only keys get it in place of the ping key, as Healthchecks.io's unique_key"`
+	LastPingAt         *time.Time     `json:"last_ping_at"`
+	NextExpectedAt     *time.Time     `json:"next_expected_at" doc:"the next occurrence not yet covered by a ping; null while new or paused"`
+	OpenIncidents      []OpenIncident `json:"open_incidents"`
+	PersonFields       []string       `json:"person_fields" doc:"fields a person set through the API; a declaration of the source leaves them alone"`
+	OverriddenFields   []string       `json:"overridden_fields,omitempty" doc:"in a declaration's answer: declared fields whose value a person's setting overrides"`
+	RetryChainSeconds  *int64         `json:"retry_chain_seconds" doc:"the longest time the retries of one run may take (the sum of the retry policy's delays); null without a retry policy"`
+	Warnings           []string       `json:"warnings" doc:"advice about settings that will page falsely or stay silent, each \"field: what goes wrong\": retries that outlast the gap between runs (retry_policy) or the deadline (deadline_seconds), a grace at least the gap between runs (grace_seconds)"`
+	Badge              BadgeURLs      `json:"badge"`
+	InMaintenance      bool           `json:"in_maintenance" doc:"a maintenance window covers the monitor now: no incident opens for it"`
+	InMaintenanceUntil *time.Time     `json:"in_maintenance_until" doc:"when the maintenance that covers it now ends; null when none does"`
+	CreatedAt          time.Time      `json:"created_at"`
+	UpdatedAt          time.Time      `json:"updated_at"`
+}
+
+// MaintenanceWindow is a maintenance window: planned work during which the
+// monitors it covers open no incident (their pings are still recorded and
+// judged), each getting a fresh grace window when it ends.
+type MaintenanceWindow struct {
+	ID              string     `json:"id"`
+	Name            string     `json:"name"`
+	Monitors        []string   `json:"monitors" doc:"IDs of the monitors it covers"`
+	Tags            []string   `json:"tags" doc:"it covers the monitors with any of these tags"`
+	All             bool       `json:"all" doc:"it covers every monitor of the project"`
+	StartsAt        *time.Time `json:"starts_at" doc:"a single window's start; null for a recurring one"`
+	EndsAt          *time.Time `json:"ends_at" doc:"a single window's end; null for a recurring one"`
+	Schedule        *string    `json:"schedule" doc:"a recurring window's starts: a cron expression (cronie's reading) or a systemd OnCalendar expression; null for a single window"`
+	TZ              *string    `json:"tz" doc:"the zone of schedule (default UTC)"`
+	DurationSeconds int64      `json:"duration_seconds" doc:"how long each occurrence of a recurring window lasts"`
+	EndedAt         *time.Time `json:"ended_at" doc:"when it was ended early (POST /end): a single window is over; a recurring one's occurrence then under way ends, later ones come as planned"`
+	Active          bool       `json:"active" doc:"in effect now"`
+	ActiveUntil     *time.Time `json:"active_until" doc:"when the period in effect now ends; null when none is"`
+	NextStartsAt    *time.Time `json:"next_starts_at" doc:"when a period begins next; null when none will"`
+	CreatedAt       time.Time  `json:"created_at"`
+	UpdatedAt       time.Time  `json:"updated_at"`
+}
+
+// MaintenanceWindowFields are what a person sets of a window. In a PATCH,
+// a field left out keeps its value.
+type MaintenanceWindowFields struct {
+	Name            *string    `json:"name,omitempty"`
+	Monitors        *[]string  `json:"monitors,omitempty" doc:"IDs of monitors of the project"`
+	Tags            *[]string  `json:"tags,omitempty"`
+	All             *bool      `json:"all,omitempty"`
+	StartsAt        *time.Time `json:"starts_at,omitempty" doc:"RFC 3339; with ends_at, for a single window"`
+	EndsAt          *time.Time `json:"ends_at,omitempty"`
+	Schedule        *string    `json:"schedule,omitempty" doc:"cron or OnCalendar, with duration_seconds, for a recurring window"`
+	TZ              *string    `json:"tz,omitempty" doc:"default UTC"`
+	DurationSeconds *int64     `json:"duration_seconds,omitempty"`
+}
+
+// MaintenanceWindowList is a list of windows.
+type MaintenanceWindowList struct {
+	MaintenanceWindows []MaintenanceWindow `json:"maintenance_windows"`
 }
 
 // MonitorFields are the configuration fields a person or a source sets.

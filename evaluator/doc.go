@@ -31,8 +31,9 @@
 //
 // # Cost
 //
-// Claims read monitors_due_idx, an index of unpaused monitors by next
-// deadline: a pass costs in proportion to the monitors that are due, not to
+// Claims read the due index, of unpaused monitors by next deadline (on
+// PostgreSQL monitor_deadlines_due_idx, on a table of its own so that a
+// ping's update of its monitor is HOT; on SQLite monitors_due_idx): a pass costs in proportion to the monitors that are due, not to
 // the monitors there are. An idle Vigil with a million monitors runs two
 // index look-ups and one heartbeat update a second per replica.
 //

@@ -225,3 +225,30 @@ func InMaintenanceUntil(ws []*MaintenanceWindow, m *Monitor, now time.Time) *tim
 	}
 	return until
 }
+
+// End ends the window at now: a single window is over (one not begun yet
+// will not begin), and a recurring one's occurrence under way ends.
+func (w *MaintenanceWindow) End(now time.Time) {
+	now = now.UTC().Truncate(time.Microsecond)
+	w.EndedAt, w.UpdatedAt = &now, now
+}
+
+// NextStart returns when a period of the window begins next after now, or
+// nil when none will.
+func (w *MaintenanceWindow) NextStart(now time.Time) *time.Time {
+	if w.Schedule == nil {
+		if w.StartsAt.After(now) && w.EndedAt == nil {
+			s := w.StartsAt
+			return &s
+		}
+		return nil
+	}
+	sched, err := ParseSchedule(*w.Schedule)
+	if err != nil {
+		return nil
+	}
+	if n := sched.Next(now); !n.IsZero() {
+		return &n
+	}
+	return nil
+}

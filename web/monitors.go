@@ -343,6 +343,7 @@ type monitorPageData struct {
 	Incidents []*incidentView
 	Pings     []*pingView
 	Snippets  []snippet
+	Uptime    *uptimeView
 }
 
 // monitorPage shows one monitor: its status and why, its ping URLs and
@@ -413,6 +414,9 @@ func (h *Handler) monitorPageData(ctx context.Context, v *viewer, m *monitors.Mo
 		return nil, err
 	}
 	d.Snippets = snippets(h.baseURL, m, d.PingURL)
+	if d.Uptime, err = h.uptimeView(ctx, v, m); err != nil {
+		return nil, err
+	}
 	return d, nil
 }
 

@@ -42,6 +42,8 @@ Commands:
              make monitors from a Healthchecks.io project, keeping its ping URLs
   sync crontab
              create a monitor per crontab line over the API, and run each line under vigil run
+  maintenance start|end|list
+             maintenance windows over the API: vigil maintenance start --tag db --for 2h
   help       show this help
 
 Run "vigil <command> -h" for the flags of a command.
@@ -82,6 +84,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		err = syncCmd(env, args[1:])
 	case "import":
 		err = importCmd(env, args[1:])
+	case "maintenance":
+		err = maintenanceCmd(env, args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -42,7 +42,7 @@ func (s *Store) MonitorList(ctx context.Context, p *monitors.MonitorListParams) 
 // look-up of MonitorNextDeadline, as EXPLAIN (ANALYZE, BUFFERS) reports
 // them, with the planner settings the claim uses. They run in a
 // transaction that is rolled back: no row stays locked.
-// Operators and benchmarks use it to check that both read monitors_due_idx,
+// Operators and benchmarks use it to check that both read monitor_deadlines_due_idx,
 // so that their cost follows the due monitors, not all of them.
 func (s *Store) ExplainEvaluateDue(ctx context.Context, now time.Time, limit int) (claim, next string, err error) {
 	tx, err := s.pool.Begin(ctx)

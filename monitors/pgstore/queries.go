@@ -80,12 +80,19 @@ const (
 	// qMonitorClaimDue claims due monitors. SKIP LOCKED lets evaluators on
 	// several replicas share the work: a row another evaluator (or ingest)
 	// holds is left to it, and is not evaluated twice for one deadline.
-	qMonitorClaimDue = `SELECT ` + monitorCols + ` FROM monitors
-		WHERE NOT paused AND next_deadline <= $1
-		ORDER BY next_deadline LIMIT $2 FOR UPDATE SKIP LOCKED`
+	//
+	// The due index is monitor_deadlines' (migration 0015: on monitors it
+	// would keep every ping's update from being HOT). Triggers keep it in
+	// the same transaction as the monitor; the claim still checks the
+	// deadline of the monitors row it locks, which PostgreSQL re-reads when
+	// the row changed since the query began, so a monitor a ping has just
+	// moved on is not claimed.
+	qMonitorClaimDue = `SELECT ` + monitorCols + ` FROM monitor_deadlines d JOIN monitors ON monitors.id = d.monitor_id
+		WHERE d.due_at <= $1 AND NOT paused AND next_deadline <= $1
+		ORDER BY d.due_at LIMIT $2 FOR UPDATE OF monitors SKIP LOCKED`
 	// qMonitorPostpone moves the deadline of a monitor that cannot be evaluated.
 	qMonitorPostpone     = `UPDATE monitors SET next_deadline = $2 WHERE id = $1`
-	qMonitorNextDeadline = `SELECT min(next_deadline) FROM monitors WHERE NOT paused`
+	qMonitorNextDeadline = `SELECT min(due_at) FROM monitor_deadlines`
 
 	pingCols = `id, monitor_id, kind, at, rid, attempt, retry_at, exit_code, duration_ms, body, body_truncated,
 		remote_addr, user_agent, scheduled_at`
@@ -247,11 +254,11 @@ const (
 	qOutageInsert    = `INSERT INTO outages (started_at, ended_at) VALUES ($1, $2) RETURNING ` + outageCols
 	qOutageExtend    = `UPDATE outages SET ended_at = $2 WHERE id = $1 RETURNING ` + outageCols
 	// qOutageSettle settles an outage once no unpaused monitor is due at or
-	// before its end (monitors_due_idx answers). A monitor another
+	// before its end (monitor_deadlines_due_idx answers). A monitor another
 	// evaluator is still evaluating keeps its old deadline until that
 	// evaluator commits, so it keeps the outage open.
 	qOutageSettle = `UPDATE outages SET settled_at = $2 WHERE id = $1 AND NOT EXISTS (
-			SELECT 1 FROM monitors WHERE NOT paused AND next_deadline <= outages.ended_at)
+			SELECT 1 FROM monitor_deadlines WHERE due_at <= outages.ended_at)
 		RETURNING ` + outageCols
 	// qOutagePostponed counts monitors an outage postponed, in the claim's
 	// transaction. An outage is named by its start, which extending it
@@ -269,7 +276,7 @@ const (
 		SELECT id, monitor_id, project_id, 'incident.opened', opened_at, summary FROM ins
 		ON CONFLICT DO NOTHING`
 	// qClaimPlan leaves the claim of due monitors one plan, the ordered
-	// walk of monitors_due_idx, for the rest of its transaction; see
+	// walk of monitor_deadlines_due_idx, for the rest of its transaction; see
 	// claimDue.
 	qClaimPlan  = `SELECT set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true)`
 	qOutageList = `SELECT ` + outageCols + ` FROM outages WHERE ($1::bigint = 0 OR id < $1::bigint)

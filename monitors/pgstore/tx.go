@@ -116,7 +116,7 @@ func (t txn) MonitorCreate(ctx context.Context, m *monitors.Monitor) (*monitors.
 // MonitorClaimDue claims due monitors with FOR UPDATE SKIP LOCKED: a row
 // another evaluator (or ingest) holds is left to it.
 //
-// The claim must walk monitors_due_idx in deadline order and stop after
+// The claim must walk monitor_deadlines_due_idx in deadline order and stop after
 // limit rows, so that it costs the same whether ten or ten thousand
 // monitors are due. From statistics gathered while few monitors were due,
 // the planner may instead read every due row with a bitmap scan and sort
