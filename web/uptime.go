@@ -83,8 +83,19 @@ func newDurationChart(u *monitors.Uptime) *durationChart {
 			Label: fmt.Sprintf("%s: %s, median %s, 95th percentile %s", d.Date, runs, shortDuration(d.RunP50), shortDuration(d.RunP95))})
 	}
 	if first, perDay, ok := u.RunTrend(); ok {
-		last := first + perDay*time.Duration(len(u.Days)-1)
-		c.Trend = &trendLine{X1: chartDayWidth / 2, Y1: y(first), X2: c.Width - chartDayWidth/2, Y2: y(last)}
+		// Drawn between the first and the last day with runs only.
+		i, j := -1, 0
+		for k := range u.Days {
+			if u.Days[k].Runs > 0 {
+				if i < 0 {
+					i = k
+				}
+				j = k
+			}
+		}
+		at := func(k int) time.Duration { return first + perDay*time.Duration(k) }
+		c.Trend = &trendLine{X1: (float64(i) + .5) * chartDayWidth, Y1: y(at(i)),
+			X2: (float64(j) + .5) * chartDayWidth, Y2: y(at(j))}
 		switch {
 		case perDay.Abs() < time.Millisecond:
 			c.Words = "median run time steady"

@@ -53,6 +53,7 @@ func TestMonitorPageUptimeStrip(t *testing.T) {
 			`<title>2026-02-27: 1 run, median 10s, 95th percentile 10s</title>`,
 			`<title>2026-03-01: 1 run, median 30s, 95th percentile 30s</title>`,
 			"median run time grows 10s a day", "up to 30s",
+			`<line class="trend" x1="865" y1="66.66666666666667" x2="885" y2="0"/>`, // from the 27th (day 86) to the 1st (day 88)
 			`<dt>90 days</dt>`,
 		} {
 			require.Contains(t, body, want)
