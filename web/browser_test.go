@@ -20,6 +20,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/vigilhq/vigil/delivery"
 	"github.com/vigilhq/vigil/internal/testdb"
 	"github.com/vigilhq/vigil/keys"
 	"github.com/vigilhq/vigil/monitors"
@@ -241,8 +242,8 @@ func TestBrowser(t *testing.T) {
 	srv, err := server.New(ctx, server.Config{
 		DatabaseURL: testdb.SQLitePath(t), Listen: "127.0.0.1:0",
 		LogLevel: "info", LogFormat: "text", KeepPings: 100, KeepRuns: 100, PruneInterval: time.Minute,
-		AllowPrivateTargets: true,
-		Web:                 web.Config{RefreshInterval: 500 * time.Millisecond},
+		Web:      web.Config{RefreshInterval: 500 * time.Millisecond},
+		Delivery: delivery.Config{AllowPrivate: true},
 	}, testdb.Logger(t))
 	require.NoError(t, err)
 	require.NoError(t, srv.Listen())
