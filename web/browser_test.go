@@ -414,6 +414,12 @@ func TestBrowser(t *testing.T) {
 	b.screenshot("monitor")
 	b.checkLabels("the monitor page")
 
+	// The uptime strip: 90 days, each cell labelled in words; the missed
+	// ping shows on today's (or, across midnight, yesterday's).
+	b.waitFor("the uptime strip", `document.querySelectorAll("#uptime-strip li").length === 90 && [...document.querySelectorAll("#uptime-strip li")].every(li => /^\d{4}-\d{2}-\d{2}: /.test(li.title) && li.textContent === li.title)`, 5*time.Second)
+	b.waitFor("the missed day", `[...document.querySelectorAll("#uptime-strip li")].slice(-2).some(li => li.title.includes("missed: 1") && !li.classList.contains("uptime-none"))`, 5*time.Second)
+	b.capture("uptime-strip", chromedp.Screenshot(`section[aria-labelledby="uptime-h"]`))
+
 	// Pause and resume.
 	b.click(`form[action$="/pause"] button`)
 	b.waitFor("paused", `document.querySelector(".status-line .status")?.textContent.trim() === "paused" && document.body.innerText.includes("Paused.")`, 10*time.Second)
