@@ -11,11 +11,14 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/stretchr/testify/require"
 
 	"github.com/vigilhq/vigil/internal/testdb"
+	"github.com/vigilhq/vigil/keys"
+	"github.com/vigilhq/vigil/monitors"
 	"github.com/vigilhq/vigil/server"
 )
 
@@ -92,8 +95,14 @@ func TestReadmeAPIExamples(t *testing.T) {
 			t.Skipf("%s is not installed: the README's examples were only checked against the route table", tool)
 		}
 	}
+	// A read-only key, as "vigil keys create --read-only" makes, for the
+	// examples of /metrics/project/{key}.
+	roKey, prefix, hash := keys.NewAPIKey()
+	_, err := srv.Store().APIKeyCreate(context.Background(), &monitors.APIKeyCreateParams{ID: keys.NewID(),
+		ProjectID: srv.Bootstrapped.Project.ID, Name: "prometheus", Prefix: prefix, Hash: hash, ReadOnly: true, Now: time.Now()})
+	require.NoError(t, err)
 	cmd := exec.Command("bash", "-euo", "pipefail", "-c", script.String())
-	cmd.Env = append(os.Environ(), "VIGIL_URL="+base, "VIGIL_API_KEY="+key)
+	cmd.Env = append(os.Environ(), "VIGIL_URL="+base, "VIGIL_API_KEY="+key, "VIGIL_READONLY_KEY="+roKey)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	require.NoError(t, cmd.Run(), "the README's examples failed:\n%s\n%s", out.String(), errOut.String())
