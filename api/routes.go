@@ -98,6 +98,8 @@ func (h *Handler) table() []route {
 
 		{method: http.MethodGet, path: "/badge/:file", access: public, fn: h.badge,
 			summary: "a badge: /badge/{badge-key}.svg or .json (shields.io endpoint)"},
+		{method: http.MethodGet, path: "/metrics/project/:key", access: public, fn: h.projectMetrics,
+			summary: "Prometheus gauges of every monitor of the project of a read-only API key (up, started, grace, paused, last ping age)"},
 	}
 }
 

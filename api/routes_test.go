@@ -202,6 +202,7 @@ func routeCases() map[string]routeCase {
 			require.NoError(b.t, err)
 			return u.EscapedPath(), nil
 		}},
+		"GET /metrics/project/:key": {ok: 200, prepare: func(b *bundle) (string, any) { return "/metrics/project/" + b.ro, nil }},
 	}
 }
 

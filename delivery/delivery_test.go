@@ -58,7 +58,7 @@ func TestEveryKind(t *testing.T) {
 			})
 			h := newHarness(t, dialect, func(c *delivery.Config) {
 				c.HTTPClient = client
-				c.SMTP = &email.SMTPConfig{Host: "127.0.0.1", Port: mailSrv.Port, From: "Vigil <vigil@example.com>",
+				c.SMTP = email.SMTPConfig{Host: "127.0.0.1", Port: mailSrv.Port, From: "Vigil <vigil@example.com>",
 					TLS: email.TLSNone}
 			})
 			chans := []*monitors.Channel{

@@ -28,7 +28,7 @@ func TestFailureOutput(t *testing.T) {
 			mailSrv := startMailServer(t)
 			h := newHarness(t, dialect, func(c *delivery.Config) {
 				c.HTTPClient = rewriteClient(t, map[string]*notifiertest.Receiver{"hooks.slack.com": slack})
-				c.SMTP = &email.SMTPConfig{Host: "127.0.0.1", Port: mailSrv.Port, From: "Vigil <vigil@example.com>",
+				c.SMTP = email.SMTPConfig{Host: "127.0.0.1", Port: mailSrv.Port, From: "Vigil <vigil@example.com>",
 					TLS: email.TLSNone}
 			})
 			chans := []*monitors.Channel{

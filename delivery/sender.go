@@ -261,12 +261,12 @@ func (s *Sender) send(ctx context.Context, ch *monitors.Channel, n *notifiers.No
 // builds is a permanent error; an email channel without an SMTP server is
 // a retryable one, as the operator may configure it and restart.
 func (s *Sender) notifier(ch *monitors.Channel) (notifiers.Notifier, error) {
-	if ch.Kind == email.Kind && s.cfg.SMTP == nil {
+	if ch.Kind == email.Kind && s.cfg.smtp() == nil {
 		return nil, ErrKindUnavailable
 	}
 	nt, err := kinds.New(ch.Kind, ch.Config, kinds.Deps{
 		HTTPClient: s.cfg.HTTPClient,
-		SMTP:       s.cfg.SMTP,
+		SMTP:       s.cfg.smtp(),
 		Logger:     s.cfg.Logger,
 		Timeout:    s.cfg.Timeout,
 	})
@@ -310,7 +310,7 @@ func (s *Sender) redact(ch *monitors.Channel, msg string) string {
 			}
 		}
 	}
-	if s.cfg.SMTP != nil && s.cfg.SMTP.Password != "" {
+	if s.cfg.SMTP.Password != "" {
 		secrets = append(secrets, s.cfg.SMTP.Password)
 	}
 	return notifiers.RedactString(msg, secrets...)

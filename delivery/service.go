@@ -69,10 +69,11 @@ type Config struct {
 	// HTTPClient makes every HTTP request of every channel; nil is
 	// notifiers.NewHTTPClient with AllowPrivate and Timeout.
 	HTTPClient *http.Client
-	// SMTP is the operator's mail server; nil means email channels cannot
-	// send (their deliveries are retried, in case the server is configured
-	// and Vigil restarted within the retry window).
-	SMTP *email.SMTPConfig
+	// SMTP is the operator's mail server; an empty Host means there is
+	// none, and email channels cannot send (their deliveries are retried,
+	// in case the server is configured and Vigil restarted within the retry
+	// window).
+	SMTP email.SMTPConfig
 	// Timeout bounds one attempt; 0 is notifiers.AttemptTimeoutDefault.
 	Timeout time.Duration
 	// RetryWindow is how long after its event a delivery may still be
@@ -104,6 +105,32 @@ type Config struct {
 	// rescueEvery is how often jobs left running by a process that died
 	// are looked for; 0 is rescueEveryDefault. Tests shorten it.
 	rescueEvery time.Duration
+}
+
+// Validate checks the operator's settings of c, and the SMTP server's when
+// one is set.
+func (c *Config) Validate() error {
+	var errs []error
+	if c.RetryWindow < 0 || c.Timeout < 0 || c.ReminderInterval < 0 || c.Workers < 0 {
+		errs = append(errs, errors.New("delivery: durations and workers must not be negative"))
+	}
+	switch {
+	case c.SMTP.Host != "":
+		if err := c.SMTP.Validate(); err != nil {
+			errs = append(errs, err)
+		}
+	case c.SMTP.From != "" || c.SMTP.Username != "" || c.SMTP.Password != "" || c.SMTP.Port != 0:
+		errs = append(errs, errors.New("smtp host: must be set with the other SMTP settings"))
+	}
+	return errors.Join(errs...)
+}
+
+// smtp is the mail server, nil when there is none.
+func (c *Config) smtp() *email.SMTPConfig {
+	if c.SMTP.Host == "" {
+		return nil
+	}
+	return &c.SMTP
 }
 
 func (c Config) withDefaults() Config {

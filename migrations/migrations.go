@@ -83,16 +83,16 @@ func Up(ctx context.Context, db *sql.DB, dialect Dialect) error {
 	return nil
 }
 
-// UpTo applies the pending migrations of dialect up to and including
-// version, as a schema of an earlier release has them (benchmarks and
-// upgrade tests compare against one).
-func UpTo(ctx context.Context, db *sql.DB, dialect Dialect, version int64) error {
+// Undo applies the Down section of one applied migration of dialect,
+// leaving those after it in place: a benchmark compares the schema with
+// and without it.
+func Undo(ctx context.Context, db *sql.DB, dialect Dialect, version int64) error {
 	p, err := provider(ctx, db, dialect)
 	if err != nil {
 		return err
 	}
-	if _, err := p.UpTo(ctx, version); err != nil {
-		return fmt.Errorf("apply %s migrations up to %d: %w", dialect, version, err)
+	if _, err := p.ApplyVersion(ctx, version, false); err != nil {
+		return fmt.Errorf("undo %s migration %d: %w", dialect, version, err)
 	}
 	return nil
 }

@@ -320,3 +320,26 @@ func minTime(a, b time.Time) time.Time {
 	}
 	return b
 }
+
+// RunTrend fits a straight line, by least squares, to the median run
+// duration of each day that had runs (x the day's index in Days), and
+// returns its value on the first day and its slope: how much longer (or,
+// negative, shorter) runs grew each day. It is false with fewer than two
+// such days.
+func (u *Uptime) RunTrend() (first, perDay time.Duration, ok bool) {
+	var n, sx, sy, sxx, sxy float64
+	for i := range u.Days {
+		if u.Days[i].Runs == 0 {
+			continue
+		}
+		x, y := float64(i), float64(u.Days[i].RunP50)
+		n++
+		sx, sy, sxx, sxy = sx+x, sy+y, sxx+x*x, sxy+x*y
+	}
+	d := n*sxx - sx*sx
+	if n < 2 || d == 0 {
+		return 0, 0, false
+	}
+	slope := (n*sxy - sx*sy) / d
+	return time.Duration((sy - slope*sx) / n), time.Duration(slope), true
+}

@@ -11,11 +11,14 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/stretchr/testify/require"
 
 	"github.com/vigilhq/vigil/internal/testdb"
+	"github.com/vigilhq/vigil/keys"
+	"github.com/vigilhq/vigil/monitors"
 	"github.com/vigilhq/vigil/server"
 )
 
@@ -92,8 +95,14 @@ func TestReadmeAPIExamples(t *testing.T) {
 			t.Skipf("%s is not installed: the README's examples were only checked against the route table", tool)
 		}
 	}
+	// A read-only key, as "vigil keys create --read-only" makes, for the
+	// examples of /metrics/project/{key}.
+	roKey, prefix, hash := keys.NewAPIKey()
+	_, err := srv.Store().APIKeyCreate(context.Background(), &monitors.APIKeyCreateParams{ID: keys.NewID(),
+		ProjectID: srv.Bootstrapped.Project.ID, Name: "prometheus", Prefix: prefix, Hash: hash, ReadOnly: true, Now: time.Now()})
+	require.NoError(t, err)
 	cmd := exec.Command("bash", "-euo", "pipefail", "-c", script.String())
-	cmd.Env = append(os.Environ(), "VIGIL_URL="+base, "VIGIL_API_KEY="+key)
+	cmd.Env = append(os.Environ(), "VIGIL_URL="+base, "VIGIL_API_KEY="+key, "VIGIL_READONLY_KEY="+roKey)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	require.NoError(t, cmd.Run(), "the README's examples failed:\n%s\n%s", out.String(), errOut.String())
@@ -175,4 +184,38 @@ func TestMetricsEndpoint(t *testing.T) {
 	var doc map[string]any
 	require.NoError(t, json.Unmarshal([]byte(body), &doc))
 	require.Equal(t, "3.0.3", doc["openapi"])
+}
+
+// TestReadmeMaintenanceExamples runs the curl examples of the README's
+// "Maintenance windows" section against a real server.
+func TestReadmeMaintenanceExamples(t *testing.T) {
+	t.Parallel()
+	srv, base, key := startServer(t)
+	section := readmeSection(t, "### Maintenance windows")
+	if j := strings.Index(section, "\n### "); j >= 0 {
+		section = section[:j]
+	}
+	var script strings.Builder
+	for _, m := range shBlockRE.FindAllStringSubmatch(section, -1) {
+		script.WriteString(m[1])
+		script.WriteString("\n")
+	}
+	require.Contains(t, script.String(), "/api/v1/maintenance-windows")
+	for _, tool := range []string{"bash", "curl", "jq"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed", tool)
+		}
+	}
+	cmd := exec.Command("bash", "-euo", "pipefail", "-c", script.String())
+	cmd.Env = append(os.Environ(), "VIGIL_URL="+base, "VIGIL_API_KEY="+key)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	require.NoError(t, cmd.Run(), "the README's examples failed:\n%s\n%s", out.String(), errOut.String())
+	require.Contains(t, out.String(), `"name": "sunday patching"`)
+	require.Contains(t, out.String(), `"duration_seconds":3600`)
+	require.Contains(t, out.String(), `"ended_at":"`)
+	ws, err := srv.Store().MaintenanceWindowList(context.Background(), srv.Bootstrapped.Project.ID)
+	require.NoError(t, err)
+	require.Len(t, ws, 1, "the recurring one was deleted")
+	require.Equal(t, "etl upgrade", ws[0].Name)
 }

@@ -10,26 +10,22 @@ import (
 	"time"
 
 	"github.com/vigilhq/vigil/api"
+	"github.com/vigilhq/vigil/delivery"
 	"github.com/vigilhq/vigil/evaluator"
 	"github.com/vigilhq/vigil/ingest"
-	"github.com/vigilhq/vigil/notifiers"
 	"github.com/vigilhq/vigil/web"
 )
 
 // Config is the operator's configuration of a Vigil server.
 type Config struct {
-	DatabaseURL         string
-	Listen              string
-	BaseURL             string
-	AllowPrivateTargets bool
-	// AllowedTargets are let through even when private targets are
-	// refused (VIGIL_ALLOWED_TARGETS).
-	AllowedTargets notifiers.AllowedTargets
-	LogLevel       string
-	LogFormat      string
-	KeepPings      int
-	KeepRuns       int
-	PruneInterval  time.Duration
+	DatabaseURL   string
+	Listen        string
+	BaseURL       string
+	LogLevel      string
+	LogFormat     string
+	KeepPings     int
+	KeepRuns      int
+	PruneInterval time.Duration
 	// KeepHistory is how long resolved incidents are kept, with their
 	// events, deliveries and attempts, and how long pings are kept at most
 	// (VIGIL_KEEP_HISTORY); 0 is KeepHistoryDefault.
@@ -59,7 +55,7 @@ type Config struct {
 	Ingest    ingest.Config
 	Evaluator evaluator.Config
 	API       api.Config
-	Delivery  DeliverySettings
+	Delivery  delivery.Config
 	Web       web.Config
 
 	// NowFunc is the clock; nil is time.Now. Tests set it.

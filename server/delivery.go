@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -14,7 +13,6 @@ import (
 	"github.com/vigilhq/vigil/monitors"
 	"github.com/vigilhq/vigil/monitors/pgstore"
 	"github.com/vigilhq/vigil/monitors/sqlitestore"
-	"github.com/vigilhq/vigil/notifiers/email"
 )
 
 // This file wires durable delivery of notifications into the server: the
@@ -22,41 +20,6 @@ import (
 // used by OpenStore), the River client that works the jobs
 // (deliveryServices), and what delivery lends the API and the dashboard
 // (test notifications and delivery attempts).
-
-// DeliverySettings configures durable delivery of notifications.
-type DeliverySettings struct {
-	// SMTP is the operator's mail server for email channels; an empty Host
-	// means there is none, and email channels cannot send.
-	SMTP email.SMTPConfig
-	// RetryWindow is how long after its event a notification is retried;
-	// 0 is delivery.RetryWindowDefault.
-	RetryWindow time.Duration
-	// Timeout bounds one attempt; 0 is notifiers.AttemptTimeoutDefault.
-	Timeout time.Duration
-	// ReminderInterval re-alerts about incidents that stay open that long;
-	// 0 sends no reminders.
-	ReminderInterval time.Duration
-	// Workers is how many notifications one process sends at once; 0 is
-	// delivery.WorkersDefault.
-	Workers int
-}
-
-// Validate checks the settings, and the SMTP server's when one is set.
-func (d *DeliverySettings) Validate() error {
-	var errs []error
-	if d.RetryWindow < 0 || d.Timeout < 0 || d.ReminderInterval < 0 || d.Workers < 0 {
-		errs = append(errs, errors.New("delivery: durations and workers must not be negative"))
-	}
-	switch {
-	case d.SMTP.Host != "":
-		if err := d.SMTP.Validate(); err != nil {
-			errs = append(errs, err)
-		}
-	case d.SMTP.From != "" || d.SMTP.Username != "" || d.SMTP.Password != "" || d.SMTP.Port != 0:
-		errs = append(errs, errors.New("smtp host: must be set with the other SMTP settings"))
-	}
-	return errors.Join(errs...)
-}
 
 // openPostgres opens the PostgreSQL store with the enqueue hook of
 // delivery, and applies River's migrations beside the store's. With pg
@@ -110,29 +73,15 @@ func openSQLite(ctx context.Context, path string, logger *slog.Logger, lim store
 
 // deliveryConfig is the configuration of delivery from the server's.
 func (s *Server) deliveryConfig() delivery.Config {
-	d := s.cfg.Delivery
-	cfg := delivery.Config{
-		Store:            s.store,
-		BaseURL:          s.cfg.BaseURL,
-		AllowPrivate:     s.cfg.AllowPrivateTargets,
-		AllowedTargets:   s.cfg.AllowedTargets,
-		Timeout:          d.Timeout,
-		RetryWindow:      d.RetryWindow,
-		ReminderInterval: d.ReminderInterval,
-		Workers:          d.Workers,
-		// Delivery stops after HTTP, which takes up to half the shutdown
-		// timeout; its attempts get most of the rest before they are
-		// cancelled (and made available again).
-		StopTimeout: s.cfg.shutdownTimeout() * 2 / 5,
-		Logger:      s.logger.With("part", "delivery"),
-		NowFunc:     s.cfg.NowFunc,
-	}
+	cfg := s.cfg.Delivery
+	cfg.Store, cfg.BaseURL, cfg.NowFunc = s.store, s.cfg.BaseURL, s.cfg.NowFunc
+	// Delivery stops after HTTP, which takes up to half the shutdown
+	// timeout; its attempts get most of the rest before they are
+	// cancelled (and made available again).
+	cfg.StopTimeout = s.cfg.shutdownTimeout() * 2 / 5
+	cfg.Logger = s.logger.With("part", "delivery")
 	if s.Registry != nil {
 		cfg.Registerer = s.Registry
-	}
-	if d.SMTP.Host != "" {
-		smtp := d.SMTP
-		cfg.SMTP = &smtp
 	}
 	return cfg
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/vigilhq/vigil/delivery"
 	"github.com/vigilhq/vigil/internal/testdb"
 	"github.com/vigilhq/vigil/notifiers/notifiertest"
 	"github.com/vigilhq/vigil/server"
@@ -55,7 +56,7 @@ func TestServeDelivers(t *testing.T) {
 			recv := notifiertest.NewReceiver(t, nil)
 			ctx, cancel := context.WithCancel(context.Background())
 			cfg := testConfig(dbURL(t))
-			cfg.AllowPrivateTargets = true // the receiver is on loopback
+			cfg.Delivery.AllowPrivate = true // the receiver is on loopback
 			cfg.BaseURL = "https://vigil.example.com"
 			srv, err := server.New(ctx, cfg, testdb.Logger(t))
 			require.NoError(t, err)
@@ -154,9 +155,9 @@ func TestServeRefusesPrivateTargets(t *testing.T) {
 	require.Empty(t, recv.Requests())
 }
 
-func TestDeliverySettingsValidate(t *testing.T) {
+func TestDeliveryConfigValidate(t *testing.T) {
 	t.Parallel()
-	d := server.DeliverySettings{}
+	d := delivery.Config{}
 	require.NoError(t, d.Validate(), "no SMTP server is fine")
 	d.SMTP.Username = "vigil"
 	require.ErrorContains(t, d.Validate(), "smtp host")

@@ -62,7 +62,7 @@ func TestSecretKeyFileOnSQLite(t *testing.T) {
 	t.Parallel()
 	dbPath := testdb.SQLitePath(t)
 	cfg := testConfig(dbPath)
-	cfg.AllowPrivateTargets = true
+	cfg.Delivery.AllowPrivate = true
 	var logs bytes.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
 	srv, err := server.New(ctx, cfg, slog.New(slog.NewTextHandler(&logs, nil)))

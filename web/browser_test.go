@@ -20,6 +20,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/vigilhq/vigil/delivery"
 	"github.com/vigilhq/vigil/internal/testdb"
 	"github.com/vigilhq/vigil/keys"
 	"github.com/vigilhq/vigil/monitors"
@@ -241,8 +242,8 @@ func TestBrowser(t *testing.T) {
 	srv, err := server.New(ctx, server.Config{
 		DatabaseURL: testdb.SQLitePath(t), Listen: "127.0.0.1:0",
 		LogLevel: "info", LogFormat: "text", KeepPings: 100, KeepRuns: 100, PruneInterval: time.Minute,
-		AllowPrivateTargets: true,
-		Web:                 web.Config{RefreshInterval: 500 * time.Millisecond},
+		Web:      web.Config{RefreshInterval: 500 * time.Millisecond},
+		Delivery: delivery.Config{AllowPrivate: true},
 	}, testdb.Logger(t))
 	require.NoError(t, err)
 	require.NoError(t, srv.Listen())
@@ -412,6 +413,12 @@ func TestBrowser(t *testing.T) {
 	b.eval(`document.querySelectorAll(".incidents details, .pings details").forEach(d => d.open = true); ""`)
 	b.screenshot("monitor")
 	b.checkLabels("the monitor page")
+
+	// The uptime strip: 90 days, each cell labelled in words; the missed
+	// ping shows on today's (or, across midnight, yesterday's).
+	b.waitFor("the uptime strip", `document.querySelectorAll("#uptime-strip li").length === 90 && [...document.querySelectorAll("#uptime-strip li")].every(li => /^\d{4}-\d{2}-\d{2}: /.test(li.title) && li.textContent === li.title)`, 5*time.Second)
+	b.waitFor("the missed day", `[...document.querySelectorAll("#uptime-strip li")].slice(-2).some(li => li.title.includes("missed: 1") && !li.classList.contains("uptime-none"))`, 5*time.Second)
+	b.capture("uptime-strip", chromedp.Screenshot(`section[aria-labelledby="uptime-h"]`))
 
 	// Pause and resume.
 	b.click(`form[action$="/pause"] button`)

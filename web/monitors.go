@@ -344,6 +344,9 @@ type monitorPageData struct {
 	Pings     []*pingView
 	Snippets  []snippet
 	Uptime    *uptimeView
+	// MaintenanceUntil is when the maintenance that covers the monitor
+	// now ends; nil when none does.
+	MaintenanceUntil *When
 }
 
 // monitorPage shows one monitor: its status and why, its ping URLs and
@@ -414,6 +417,11 @@ func (h *Handler) monitorPageData(ctx context.Context, v *viewer, m *monitors.Mo
 		return nil, err
 	}
 	d.Snippets = snippets(h.baseURL, m, d.PingURL)
+	ws, err := h.store.MaintenanceWindowList(ctx, v.Project.ID)
+	if err != nil {
+		return nil, err
+	}
+	d.MaintenanceUntil = v.whenPtr(monitors.InMaintenanceUntil(ws, m, v.Now))
 	if d.Uptime, err = h.uptimeView(ctx, v, m); err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 // (through [manage.Store]), accounts and sessions, and what its pages read.
 type Store interface {
 	manage.Store
+	monitors.MaintenanceStore
 	APIKeyCreate(ctx context.Context, p *monitors.APIKeyCreateParams) (*monitors.APIKey, error)
 	APIKeyList(ctx context.Context, projectID string) ([]*monitors.APIKey, error)
 	APIKeyRevoke(ctx context.Context, projectID, id string, at time.Time) error

@@ -25,8 +25,8 @@ import (
 	"github.com/vigilhq/vigil/server"
 )
 
-// pingsPartitionedVersion is the migration that partitions pings; the
-// schema just before it has them in one table.
+// pingsPartitionedVersion is the migration that partitions pings; undone,
+// it leaves them in one table.
 const pingsPartitionedVersion = 14
 
 // benchRetentionOpts are the flags of "vigil bench retention".
@@ -43,7 +43,7 @@ type benchRetentionOpts struct {
 // benchRetentionCmd measures how a month of old pings leaves a PostgreSQL
 // database holding many: by dropping the month's partition (the schema of
 // migration 0014) and, in the same run, by deleting its rows from one
-// table (the schema before it) and vacuuming after, while pings go on
+// table (the same schema with 0014 undone) and vacuuming after, while pings go on
 // being written, so that what retention costs ingest shows beside what it
 // costs the database.
 func benchRetentionCmd(env *cmdEnv, args []string) error {
@@ -184,13 +184,14 @@ func (b *retentionBench) run() (*retentionResult, error) {
 	defer b.pool.Close()
 	db := stdlib.OpenDBFromPool(b.pool)
 	defer db.Close()
-	if b.scheme == "partitioned" {
-		err = migrations.Up(ctx, db, migrations.Postgres)
-	} else {
-		err = migrations.UpTo(ctx, db, migrations.Postgres, pingsPartitionedVersion-1)
-	}
-	if err != nil {
+	if err := migrations.Up(ctx, db, migrations.Postgres); err != nil {
 		return nil, err
+	}
+	if b.scheme == "single" {
+		// The schema of today with pings in one table, as before 0014.
+		if err := migrations.Undo(ctx, db, migrations.Postgres, pingsPartitionedVersion); err != nil {
+			return nil, err
+		}
 	}
 	b.store = pgstore.New(b.pool, pgstore.Options{})
 

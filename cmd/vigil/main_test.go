@@ -105,7 +105,7 @@ func TestSettingsFromEnvAndFlags(t *testing.T) {
 	require.NoError(t, parseSettings(env, fs, serverSettings(&cfg), []string{"--database", "/tmp/flag.db", "--allow-private-targets"}))
 	require.Equal(t, "127.0.0.1:9999", cfg.Listen, "from the environment")
 	require.Equal(t, "/tmp/flag.db", cfg.DatabaseURL, "a flag wins")
-	require.True(t, cfg.AllowPrivateTargets, "a bare boolean flag turns it on")
+	require.True(t, cfg.Delivery.AllowPrivate, "a bare boolean flag turns it on")
 	require.NoError(t, cfg.Validate())
 	require.Equal(t, "http://127.0.0.1:9999", cfg.BaseURL)
 

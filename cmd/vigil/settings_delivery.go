@@ -9,12 +9,11 @@ import (
 
 	"github.com/vigilhq/vigil/delivery"
 	"github.com/vigilhq/vigil/notifiers/email"
-	"github.com/vigilhq/vigil/server"
 )
 
 // deliverySettings lists the settings of durable delivery of notifications
 // and of the SMTP server that email channels send through.
-func deliverySettings(c *server.DeliverySettings) []setting {
+func deliverySettings(c *delivery.Config) []setting {
 	var passwordFromFile bool
 	return []setting{
 		{"VIGIL_SMTP_HOST", "smtp-host", "", "SMTP server that email channels send through (empty: email channels cannot send)", stringSetting(&c.SMTP.Host)},
