@@ -10,16 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
 	"github.com/vigilhq/vigil/ingest"
-	"github.com/vigilhq/vigil/internal/testdb"
-	"github.com/vigilhq/vigil/keys"
-	"github.com/vigilhq/vigil/monitors"
 	"github.com/vigilhq/vigil/server"
-	"github.com/vigilhq/vigil/web"
 )
 
 // otherSession is a second sign-in of the same person, from another
@@ -75,51 +70,19 @@ func pingStatus(t *testing.T, u string) int {
 // monitor's ping key and of the project ping key, after which the old
 // URLs answer 404 at once.
 func TestBrowserAccountAndKeys(t *testing.T) {
-	chromium := findChromium(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
-	srv, err := server.New(ctx, server.Config{
-		DatabaseURL: testdb.SQLitePath(t), Listen: "127.0.0.1:0",
-		LogLevel: "info", LogFormat: "text", KeepPings: 100, KeepRuns: 100, PruneInterval: time.Minute,
-		Ingest: ingest.Config{RateLimit: -1},
-	}, testdb.Logger(t))
-	require.NoError(t, err)
-	require.NoError(t, srv.Listen())
-	runCtx, stopServer := context.WithCancel(ctx)
-	served := make(chan error, 1)
-	go func() { served <- srv.Run(runCtx) }()
-	defer func() {
-		stopServer()
-		require.NoError(t, <-served)
-	}()
+	srv, base := startDashboard(t, ctx, func(c *server.Config) { c.Ingest = ingest.Config{RateLimit: -1} })
 	store := srv.Store()
-	base := "http://" + srv.Addr()
 	projects, err := store.ProjectList(ctx)
 	require.NoError(t, err)
 	prj := projects[0]
 	const email, oldPassword, newPassword = "ada@example.com", "first-password-1", "second-password-2"
-	hash, err := web.HashPassword(oldPassword)
-	require.NoError(t, err)
-	_, err = store.UserCreate(ctx, &monitors.UserCreateParams{ID: keys.NewID(), Email: email,
-		PasswordHash: hash, ProjectIDs: []string{prj.ID}, Now: time.Now()})
-	require.NoError(t, err)
+	addPerson(t, store, prj.ID, email, oldPassword)
 	m := insertMonitor(t, store, prj.ID, "nightly-backup", nil)
 
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium),
-		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1280, 900),
-	)...)
-	defer cancelAlloc()
-	bctx, cancelBrowser := chromedp.NewContext(allocCtx, chromedp.WithLogf(t.Logf))
-	defer cancelBrowser()
-	b := &browser{t: t, ctx: bctx, base: base}
-	_, err = chromedp.Call(bctx, emulation.SetTimezoneOverride, emulation.SetTimezoneOverrideParams{TimezoneID: "UTC"})
-	require.NoError(t, err)
+	b := openBrowser(t, ctx, base, "UTC")
 	// data-confirm asks with window.confirm; the person says yes.
 	acceptConfirm := func() { b.eval(`window.confirm = () => true; ""`) }
 

@@ -5,12 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
-	"github.com/vigilhq/vigil/internal/testdb"
-	"github.com/vigilhq/vigil/keys"
 	"github.com/vigilhq/vigil/monitors"
 	"github.com/vigilhq/vigil/server"
 	"github.com/vigilhq/vigil/web"
@@ -21,51 +18,19 @@ import (
 // "in maintenance until", ending it now, and starting maintenance from the
 // monitor page itself.
 func TestBrowserMaintenance(t *testing.T) {
-	chromium := findChromium(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 
-	srv, err := server.New(ctx, server.Config{
-		DatabaseURL: testdb.SQLitePath(t), Listen: "127.0.0.1:0",
-		LogLevel: "info", LogFormat: "text", KeepPings: 100, KeepRuns: 100, PruneInterval: time.Minute,
-		Web: web.Config{RefreshInterval: time.Second},
-	}, testdb.Logger(t))
-	require.NoError(t, err)
-	require.NoError(t, srv.Listen())
-	runCtx, stopServer := context.WithCancel(ctx)
-	served := make(chan error, 1)
-	go func() { served <- srv.Run(runCtx) }()
-	defer func() {
-		stopServer()
-		require.NoError(t, <-served)
-	}()
+	srv, base := startDashboard(t, ctx, func(c *server.Config) { c.Web = web.Config{RefreshInterval: time.Second} })
 	store := srv.Store()
-	base := "http://" + srv.Addr()
 	projects, err := store.ProjectList(ctx)
 	require.NoError(t, err)
 	prj := projects[0]
-	hash, err := web.HashPassword("maint-password-1")
-	require.NoError(t, err)
-	_, err = store.UserCreate(ctx, &monitors.UserCreateParams{ID: keys.NewID(), Email: "ada@example.com",
-		PasswordHash: hash, ProjectIDs: []string{prj.ID}, Now: time.Now()})
-	require.NoError(t, err)
+	addPerson(t, store, prj.ID, "ada@example.com", "maint-password-1")
 	db := insertMonitor(t, store, prj.ID, "db-backup", func(m *monitors.Monitor) { m.Tags = []string{"db"} })
 	web1 := insertMonitor(t, store, prj.ID, "web-sync", nil)
 
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium),
-		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1280, 900),
-	)...)
-	defer cancelAlloc()
-	bctx, cancelBrowser := chromedp.NewContext(allocCtx, chromedp.WithLogf(t.Logf))
-	defer cancelBrowser()
-	b := &browser{t: t, ctx: bctx, base: base}
-	_, err = chromedp.Call(bctx, emulation.SetTimezoneOverride, emulation.SetTimezoneOverrideParams{TimezoneID: "UTC"})
-	require.NoError(t, err)
+	b := openBrowser(t, ctx, base, "UTC")
 
 	b.open("/", "Sign in to Vigil")
 	b.fill("#email", "ada@example.com")
