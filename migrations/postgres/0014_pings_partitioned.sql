@@ -54,9 +54,13 @@ BEGIN
         RETURN;
     END IF;
     -- Locks in the order a ping's transaction takes them (its monitor,
-    -- then pings), or the two could deadlock: the new foreign key needs
-    -- this lock on monitors.
-    LOCK TABLE monitors IN SHARE ROW EXCLUSIVE MODE;
+    -- then pings), or the two could deadlock. EXCLUSIVE, because a ping's
+    -- transaction first locks its monitor's row (FOR UPDATE: ROW SHARE,
+    -- which a weaker mode lets through), then inserts into pings, then
+    -- updates the monitor: with SHARE ROW EXCLUSIVE (what the new foreign
+    -- key needs) the swap could hold monitors while that transaction held
+    -- pings, each waiting for the other (the upgrade test saw it).
+    LOCK TABLE monitors IN EXCLUSIVE MODE;
     LOCK TABLE pings IN ACCESS EXCLUSIVE MODE;
     SELECT (regexp_match(pg_get_constraintdef(oid), '''([^'']+)'''))[1]::timestamptz INTO cutover
         FROM pg_constraint WHERE conname = 'pings_legacy_range' AND conrelid = 'pings'::regclass;
