@@ -2,12 +2,13 @@ package crontab
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/vigilhq/vigil/internal/cronietest"
 )
 
 const sample = `# m h dom mon dow command
@@ -159,60 +160,6 @@ func TestRewriteIsStable(t *testing.T) {
 	require.Contains(t, rewrite("0 1 * * * /opt/x\n", Options{Vigil: "/opt/100%/vigil"}), `'/opt/100\%/vigil' run`)
 }
 
-// cron runs a job line's command part as cronie does: the command up to
-// the first unescaped % (each \% made a %) through shell -c, the rest as
-// its standard input with each unescaped % a newline (cronie's
-// do_command.c). It is written apart from the package's code, as an
-// oracle.
-func cron(t *testing.T, shell, part string, env []string) string {
-	t.Helper()
-	var cmd, input strings.Builder
-	escaped, inInput := false, false
-	for _, c := range []byte(part) {
-		if !inInput {
-			switch {
-			case escaped:
-				if c != '%' {
-					cmd.WriteByte('\\')
-				}
-				cmd.WriteByte(c)
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '%':
-				inInput = true
-			default:
-				cmd.WriteByte(c)
-			}
-			continue
-		}
-		if escaped {
-			if c != '%' {
-				input.WriteByte('\\')
-			}
-		} else if c == '%' {
-			c = '\n'
-		}
-		escaped = c == '\\'
-		if !escaped {
-			input.WriteByte(c)
-		}
-	}
-	if escaped {
-		if inInput {
-			input.WriteByte('\\')
-		} else {
-			cmd.WriteByte('\\')
-		}
-	}
-	run := exec.Command(shell, "-c", cmd.String())
-	run.Stdin = strings.NewReader(input.String())
-	run.Env = append(os.Environ(), env...)
-	out, err := run.CombinedOutput()
-	require.NoError(t, err, "%s: %s", cmd.String(), out)
-	return string(out)
-}
-
 // TestRewrittenCommandsDoTheSame runs each job of a crontab, and of its
 // rewrite, as cron would, with a stand-in vigil that only runs its
 // command: the commands see the same arguments and the same input.
@@ -243,8 +190,8 @@ func TestRewrittenCommandsDoTheSame(t *testing.T) {
 	}
 	require.Len(t, rejobs, len(jobs))
 	for i, l := range jobs {
-		want := cron(t, "/bin/sh", l.Text[len(l.Prefix):], nil)
-		got := cron(t, "/bin/sh", rejobs[i].Text[len(rejobs[i].Prefix):], nil)
+		want := cronietest.Run(t, "/bin/sh", l.Text[len(l.Prefix):])
+		got := cronietest.Run(t, "/bin/sh", rejobs[i].Text[len(rejobs[i].Prefix):])
 		require.Equal(t, want, got, "line %d: %s\nrewritten: %s", l.Num, l.Text, rejobs[i].Text)
 		require.NotEmpty(t, want)
 	}

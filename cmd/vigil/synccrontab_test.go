@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/vigilhq/vigil/internal/cronietest"
 	"github.com/vigilhq/vigil/internal/testdb"
 	"github.com/vigilhq/vigil/monitors"
 	"github.com/vigilhq/vigil/server"
@@ -133,8 +133,8 @@ func TestSyncCrontab(t *testing.T) {
 					line = strings.TrimSuffix(strings.TrimPrefix(l, "0 6 * * 1 "), "\n")
 				}
 			}
-			got := cronRun(t, line, "VIGIL_TEST_AS_VIGIL=1")
-			want := cronRun(t, strings.SplitN(strings.Split(userCrontab, "\n")[9], " ", 6)[5])
+			got := cronietest.Run(t, "/bin/sh", line, "VIGIL_TEST_AS_VIGIL=1")
+			want := cronietest.Run(t, "/bin/sh", strings.SplitN(strings.Split(userCrontab, "\n")[9], " ", 6)[5])
 			require.Equal(t, "[Dear ops,\nthe report is attached.]\n[it's]\n", want)
 			require.Equal(t, want, got)
 			pings, err := v.store.PingList(context.Background(), &monitors.HistoryListParams{ProjectID: v.project.ID, MonitorID: report.ID})
@@ -240,52 +240,6 @@ func TestSyncCrontabUsage(t *testing.T) {
 		"sync", "crontab", "--file", filepath.Join(t.TempDir(), "missing"))
 	require.Equal(t, 1, code)
 	require.Contains(t, errOut, "read the crontab")
-}
-
-// cronRun runs a job line's command part as cronie does (do_command.c):
-// up to the first unescaped % with each \% made a %, through /bin/sh -c;
-// the rest as its standard input, each unescaped % a newline. It returns
-// the output.
-func cronRun(t *testing.T, part string, env ...string) string {
-	t.Helper()
-	var cmd, input strings.Builder
-	escaped, inInput := false, false
-	for _, c := range []byte(part) {
-		if !inInput {
-			switch {
-			case escaped:
-				if c != '%' {
-					cmd.WriteByte('\\')
-				}
-				cmd.WriteByte(c)
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '%':
-				inInput = true
-			default:
-				cmd.WriteByte(c)
-			}
-			continue
-		}
-		if escaped {
-			if c != '%' {
-				input.WriteByte('\\')
-			}
-		} else if c == '%' {
-			c = '\n'
-		}
-		escaped = c == '\\'
-		if !escaped {
-			input.WriteByte(c)
-		}
-	}
-	run := exec.Command("/bin/sh", "-c", cmd.String())
-	run.Stdin = strings.NewReader(input.String())
-	run.Env = append(os.Environ(), env...)
-	out, err := run.Output()
-	require.NoError(t, err, cmd.String())
-	return string(out)
 }
 
 // TestReadmeCrontabExample runs the README's "Crontab" example: the
