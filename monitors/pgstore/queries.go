@@ -386,6 +386,7 @@ var queries = plan.Queries{
 	SecretQueries:      secretQueries,
 	UptimeQueries:      uptimeQueries,
 	MaintenanceQueries: maintenanceQueries,
+	StatusPageQueries:  statusPageQueries,
 }
 
 // maintenanceQueries are the statements of maintenance windows, each kept
@@ -397,4 +398,20 @@ var maintenanceQueries = plan.MaintenanceQueries{
 	MaintenanceList:   `SELECT doc FROM maintenance_windows WHERE project_id = $1 ORDER BY id`,
 	MaintenanceUpdate: `UPDATE maintenance_windows SET doc = $3 WHERE project_id = $1 AND id = $2`,
 	MaintenanceDelete: `DELETE FROM maintenance_windows WHERE project_id = $1 AND id = $2`,
+}
+
+// statusPageQueries are the statements of status pages and incident notes,
+// each kept whole as a JSON document.
+var statusPageQueries = plan.StatusPageQueries{
+	StatusPageInsert:    `INSERT INTO status_pages (id, project_id, slug, doc) VALUES ($1, $2, $3, $4)`,
+	StatusPageGet:       `SELECT doc FROM status_pages WHERE project_id = $1 AND id = $2`,
+	StatusPageLock:      `SELECT doc FROM status_pages WHERE project_id = $1 AND id = $2 FOR UPDATE`,
+	StatusPageGetBySlug: `SELECT doc FROM status_pages WHERE slug = $1`,
+	StatusPageList:      `SELECT doc FROM status_pages WHERE project_id = $1 ORDER BY slug`,
+	StatusPageUpdate:    `UPDATE status_pages SET slug = $3, doc = $4 WHERE project_id = $1 AND id = $2`,
+	StatusPageDelete:    `DELETE FROM status_pages WHERE project_id = $1 AND id = $2`,
+	NoteInsert:          `INSERT INTO incident_notes (id, project_id, incident_id, doc) VALUES ($1, $2, $3, $4)`,
+	NoteCount:           `SELECT count(*) FROM incident_notes WHERE incident_id = $1`,
+	NoteList:            `SELECT doc FROM incident_notes WHERE project_id = $1 AND incident_id = ANY($2::text[])`,
+	NoteDelete:          `DELETE FROM incident_notes WHERE project_id = $1 AND id = $2`,
 }
