@@ -278,6 +278,61 @@ type Incident struct {
 	Monitor        IncidentMonitor `json:"monitor"`
 	Events         []IncidentEvent `json:"events"`
 	Deliveries     []Delivery      `json:"deliveries"`
+	Notes          []IncidentNote  `json:"notes" doc:"notes people attached, oldest first; status pages show them"`
+}
+
+// IncidentNote is a short note a person attached to an incident, shown on
+// the status pages that show its monitor and in their feeds.
+type IncidentNote struct {
+	ID         string    `json:"id"`
+	IncidentID string    `json:"incident_id"`
+	Body       string    `json:"body" doc:"plain text, at most 2000 characters; newlines kept"`
+	CreatedAt  time.Time `json:"created_at"`
+}
+
+// IncidentNoteCreate is the body of POST /api/v1/incidents/{id}/notes.
+type IncidentNoteCreate struct {
+	Body *string `json:"body" doc:"plain text, 1 to 2000 characters, public: status pages show it to anyone"`
+}
+
+// IncidentNoteList lists an incident's notes, oldest first.
+type IncidentNoteList struct {
+	Notes []IncidentNote `json:"notes"`
+}
+
+// StatusPage is a public status page of the project. Its page, JSON and
+// Atom feed (url, url.json, url/feed.atom) answer 404 until it is
+// published.
+type StatusPage struct {
+	ID        string           `json:"id"`
+	Slug      string           `json:"slug"`
+	Title     string           `json:"title"`
+	Published bool             `json:"published"`
+	Items     []StatusPageItem `json:"items"`
+	URL       string           `json:"url" doc:"the public page: /status/{slug}"`
+	CreatedAt time.Time        `json:"created_at"`
+	UpdatedAt time.Time        `json:"updated_at"`
+}
+
+// StatusPageItem is one monitor or one tag a page shows.
+type StatusPageItem struct {
+	Monitor string `json:"monitor,omitempty" doc:"a monitor's ID; or tag"`
+	Tag     string `json:"tag,omitempty" doc:"every monitor with the tag, by name"`
+	Name    string `json:"name,omitempty" doc:"the name the public sees: a monitor's in place of its own (used wherever it is shown), a tag's heading (default: the tag)"`
+}
+
+// StatusPageFields are what a person sets of a status page. In a PATCH, a
+// field left out keeps its value.
+type StatusPageFields struct {
+	Slug      *string           `json:"slug,omitempty" doc:"1 to 64 of a-z, 0-9 and -, unique across projects; required on create"`
+	Title     *string           `json:"title,omitempty" doc:"at most 200 characters; required on create"`
+	Published *bool             `json:"published,omitempty" doc:"default false: the public page answers 404 until published"`
+	Items     *[]StatusPageItem `json:"items,omitempty" doc:"what the page shows, in order (at most 200); a monitor shown once is not shown again"`
+}
+
+// StatusPageList lists the project's status pages, by slug.
+type StatusPageList struct {
+	StatusPages []StatusPage `json:"status_pages"`
 }
 
 // IncidentList is a page of incidents, newest first.

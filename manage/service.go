@@ -20,6 +20,12 @@ type Store interface {
 	APIKeyCreate(ctx context.Context, p *monitors.APIKeyCreateParams) (*monitors.APIKey, error)
 	APIKeyRevoke(ctx context.Context, projectID, id string, at time.Time) error
 	MonitorSync(ctx context.Context, p *monitors.MonitorSyncParams) error
+	MonitorGet(ctx context.Context, projectID, id string) (*monitors.Monitor, error)
+	StatusPageCreate(ctx context.Context, p *monitors.StatusPage) error
+	StatusPageModify(ctx context.Context, projectID, id string, fn func(p *monitors.StatusPage) error) (*monitors.StatusPage, error)
+	StatusPageDelete(ctx context.Context, projectID, id string) error
+	IncidentNoteCreate(ctx context.Context, n *monitors.IncidentNote) error
+	IncidentNoteDelete(ctx context.Context, projectID, id string) error
 }
 
 // Service makes the changes a person asks for.

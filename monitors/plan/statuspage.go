@@ -182,7 +182,6 @@ func (s *Scripts) IncidentNoteList(ctx context.Context, projectID string, incide
 	return out, nil
 }
 
-
 // IncidentNoteDelete deletes a note of the project.
 func (s *Scripts) IncidentNoteDelete(ctx context.Context, projectID, id string) error {
 	n, err := s.w().Exec(ctx, s.Q.NoteDelete, projectID, id)
