@@ -344,13 +344,15 @@ type IncidentList struct {
 // Channel is an alert channel as the API returns it: its config without
 // the kind's write-only secrets.
 type Channel struct {
-	ID        string          `json:"id"`
-	Kind      string          `json:"kind" enum:"slack,email,webhook,pagerduty,discord,teams,opsgenie,telegram,ntfy"`
-	Name      string          `json:"name"`
-	Config    json.RawMessage `json:"config" doc:"the kind's config without its secrets (PROTOCOL.md §2)"`
-	IsDefault bool            `json:"is_default" doc:"used by monitors with no channels of their own"`
-	CreatedAt time.Time       `json:"created_at"`
-	UpdatedAt time.Time       `json:"updated_at"`
+	ID           string          `json:"id"`
+	Kind         string          `json:"kind" enum:"slack,email,webhook,pagerduty,discord,teams,opsgenie,telegram,ntfy"`
+	Name         string          `json:"name"`
+	Config       json.RawMessage `json:"config" doc:"the kind's config without its secrets (PROTOCOL.md §2)"`
+	IsDefault    bool            `json:"is_default" doc:"used by monitors with no channels of their own"`
+	NotifyLate   bool            `json:"notify_late" doc:"send a monitor.late warning when a monitor is halfway through its grace without a ping, before its missed incident; not for pagerduty and opsgenie"`
+	GroupSeconds int             `json:"group_seconds" doc:"incidents of the project that open within this many seconds (0 to 600) of the first go out as one incidents.grouped message; 0 sends each alone; default 30 for slack, email, discord, teams, telegram and ntfy, 0 for webhook, pagerduty and opsgenie (which must keep 0)"`
+	CreatedAt    time.Time       `json:"created_at"`
+	UpdatedAt    time.Time       `json:"updated_at"`
 	// SecretsForgotten is set by PATCH when its config changed where the
 	// channel sends and left stored write-only keys out: they were
 	// forgotten, not carried to the new destination.
@@ -359,10 +361,12 @@ type Channel struct {
 
 // ChannelCreate is the body of POST /api/v1/channels.
 type ChannelCreate struct {
-	Kind      *string         `json:"kind,omitempty" enum:"slack,email,webhook,pagerduty,discord,teams,opsgenie,telegram,ntfy" required:"true"`
-	Name      *string         `json:"name,omitempty" required:"true"`
-	Config    json.RawMessage `json:"config,omitempty" required:"true" doc:"the kind's config, secrets included"`
-	IsDefault *bool           `json:"is_default,omitempty"`
+	Kind         *string         `json:"kind,omitempty" enum:"slack,email,webhook,pagerduty,discord,teams,opsgenie,telegram,ntfy" required:"true"`
+	Name         *string         `json:"name,omitempty" required:"true"`
+	Config       json.RawMessage `json:"config,omitempty" required:"true" doc:"the kind's config, secrets included"`
+	IsDefault    *bool           `json:"is_default,omitempty"`
+	NotifyLate   *bool           `json:"notify_late,omitempty" doc:"default false"`
+	GroupSeconds *int            `json:"group_seconds,omitempty" doc:"default: 30 for the chat and e-mail kinds, 0 for webhook, pagerduty and opsgenie"`
 }
 
 // ChannelUpdate is the body of PATCH /api/v1/channels/{id}. A config
@@ -370,9 +374,11 @@ type ChannelCreate struct {
 // stored value (set it to null to remove it), unless the config changes
 // where the channel sends: then the secrets it leaves out are forgotten.
 type ChannelUpdate struct {
-	Name      *string         `json:"name,omitempty"`
-	Config    json.RawMessage `json:"config,omitempty" doc:"replaces the stored config; write-only keys left out keep their stored value unless this config changes where the channel sends (url, webhook_url, channel, chat_id, region, to), when they are forgotten"`
-	IsDefault *bool           `json:"is_default,omitempty"`
+	Name         *string         `json:"name,omitempty"`
+	Config       json.RawMessage `json:"config,omitempty" doc:"replaces the stored config; write-only keys left out keep their stored value unless this config changes where the channel sends (url, webhook_url, channel, chat_id, region, to), when they are forgotten"`
+	IsDefault    *bool           `json:"is_default,omitempty"`
+	NotifyLate   *bool           `json:"notify_late,omitempty"`
+	GroupSeconds *int            `json:"group_seconds,omitempty"`
 }
 
 // ChannelList is a page of channels, by name.

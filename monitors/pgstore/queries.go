@@ -282,13 +282,14 @@ const (
 	qOutageList = `SELECT ` + outageCols + ` FROM outages WHERE ($1::bigint = 0 OR id < $1::bigint)
 		ORDER BY id DESC LIMIT $2`
 
-	channelCols    = `id, project_id, kind, name, config, is_default, created_at, updated_at`
-	qChannelCreate = `INSERT INTO channels (` + channelCols + `) VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8)`
+	channelCols    = `id, project_id, kind, name, config, is_default, created_at, updated_at, notify_late, group_seconds`
+	qChannelCreate = `INSERT INTO channels (` + channelCols + `) VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8, $9, $10)`
 	qChannelGet    = `SELECT ` + channelCols + ` FROM channels WHERE project_id = $1 AND id = $2`
 	qChannelList   = `SELECT ` + channelCols + ` FROM channels WHERE project_id = $1 ORDER BY name, id
 		LIMIT $2 OFFSET $3`
 	qChannelGetForUpdate = qChannelGet + ` FOR UPDATE`
-	qChannelUpdate       = `UPDATE channels SET name = $3, config = $4::jsonb, is_default = $5, updated_at = $6
+	qChannelUpdate       = `UPDATE channels SET name = $3, config = $4::jsonb, is_default = $5, updated_at = $6,
+			notify_late = $7, group_seconds = $8
 		WHERE project_id = $1 AND id = $2`
 	// qChannelUsers lists the monitors that name a channel; the channel row
 	// is locked first, so a delete and a check see the same monitors.
