@@ -100,7 +100,8 @@ func scanChannel(r Row) (*monitors.Channel, error) {
 		c      monitors.Channel
 		config []byte
 	)
-	err := r.Scan(&c.ID, &c.ProjectID, &c.Kind, &c.Name, &config, &c.IsDefault, &c.CreatedAt, &c.UpdatedAt)
+	err := r.Scan(&c.ID, &c.ProjectID, &c.Kind, &c.Name, &config, &c.IsDefault, &c.CreatedAt, &c.UpdatedAt,
+		&c.NotifyLate, &c.GroupSeconds)
 	c.Config = config
 	return &c, err
 }

@@ -252,12 +252,13 @@ const (
 	qOutagePostponed = `UPDATE outages SET monitors_postponed = monitors_postponed + ?2 WHERE started_at = ?1`
 	qOutageList      = `SELECT ` + outageCols + ` FROM outages WHERE (?1 = 0 OR id < ?1) ORDER BY id DESC LIMIT coalesce(?2, -1)`
 
-	channelCols    = `id, project_id, kind, name, config, is_default, created_at, updated_at`
-	qChannelCreate = `INSERT INTO channels (` + channelCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+	channelCols    = `id, project_id, kind, name, config, is_default, created_at, updated_at, notify_late, group_seconds`
+	qChannelCreate = `INSERT INTO channels (` + channelCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	qChannelGet    = `SELECT ` + channelCols + ` FROM channels WHERE project_id = ? AND id = ?`
 	qChannelList   = `SELECT ` + channelCols + ` FROM channels WHERE project_id = ?1 ORDER BY name, id
 		LIMIT coalesce(?2, -1) OFFSET ?3`
-	qChannelUpdate = `UPDATE channels SET name = ?3, config = ?4, is_default = ?5, updated_at = ?6
+	qChannelUpdate = `UPDATE channels SET name = ?3, config = ?4, is_default = ?5, updated_at = ?6,
+			notify_late = ?7, group_seconds = ?8
 		WHERE project_id = ?1 AND id = ?2`
 	qChannelUsers = `SELECT slug FROM monitors WHERE project_id = ?1
 		AND EXISTS (SELECT 1 FROM json_each(channels) WHERE value = ?2) ORDER BY slug`
@@ -471,6 +472,7 @@ var queries = plan.Queries{
 	SecretQueries:      secretQueries,
 	UptimeQueries:      uptimeQueries,
 	MaintenanceQueries: maintenanceQueries,
+	StatusPageQueries:  statusPageQueries,
 }
 
 // maintenanceQueries are the statements of maintenance windows, each kept
@@ -482,4 +484,20 @@ var maintenanceQueries = plan.MaintenanceQueries{
 	MaintenanceList:   `SELECT doc FROM maintenance_windows WHERE project_id = ?1 ORDER BY id`,
 	MaintenanceUpdate: `UPDATE maintenance_windows SET doc = ?3 WHERE project_id = ?1 AND id = ?2`,
 	MaintenanceDelete: `DELETE FROM maintenance_windows WHERE project_id = ?1 AND id = ?2`,
+}
+
+// statusPageQueries are the statements of status pages and incident notes,
+// each kept whole as a JSON document.
+var statusPageQueries = plan.StatusPageQueries{
+	StatusPageInsert:    `INSERT INTO status_pages (id, project_id, slug, doc) VALUES (?1, ?2, ?3, ?4)`,
+	StatusPageGet:       `SELECT doc FROM status_pages WHERE project_id = ?1 AND id = ?2`,
+	StatusPageLock:      `SELECT doc FROM status_pages WHERE project_id = ?1 AND id = ?2`,
+	StatusPageGetBySlug: `SELECT doc FROM status_pages WHERE slug = ?1`,
+	StatusPageList:      `SELECT doc FROM status_pages WHERE project_id = ?1 ORDER BY slug`,
+	StatusPageUpdate:    `UPDATE status_pages SET slug = ?3, doc = ?4 WHERE project_id = ?1 AND id = ?2`,
+	StatusPageDelete:    `DELETE FROM status_pages WHERE project_id = ?1 AND id = ?2`,
+	NoteInsert:          `INSERT INTO incident_notes (id, project_id, incident_id, doc) VALUES (?1, ?2, ?3, ?4)`,
+	NoteCount:           `SELECT count(*) FROM incident_notes WHERE incident_id = ?1`,
+	NoteList:            `SELECT doc FROM incident_notes WHERE project_id = ?1 AND incident_id IN (SELECT value FROM json_each(?2))`,
+	NoteDelete:          `DELETE FROM incident_notes WHERE project_id = ?1 AND id = ?2`,
 }
