@@ -39,7 +39,7 @@ type PingURLs struct {
 
 // OpenIncident is an incident a monitor has open.
 type OpenIncident struct {
-	Kind     string    `json:"kind" enum:"missed,failed,stuck,deadline,overlap"`
+	Kind     string    `json:"kind" enum:"missed,failed,stuck,deadline,overlap,too_fast,early,too_often"`
 	OpenedAt time.Time `json:"opened_at"`
 }
 
@@ -64,6 +64,9 @@ type Monitor struct {
 	FailureThreshold   int            `json:"failure_threshold"`
 	RecoveryThreshold  int            `json:"recovery_threshold"`
 	Overlap            string         `json:"overlap" enum:"alert,ignore"`
+	MinRuntimeSeconds  int64          `json:"min_runtime_seconds" doc:"0: off; a run that succeeds in less opens a too_fast incident (judged when its duration is known: a start ping, or duration_ms)"`
+	EarlySeconds       int64          `json:"early_seconds" doc:"0: off; cron and oncalendar only: a run that starts more than this before its occurrence opens an early incident"`
+	TooOften           string         `json:"too_often" enum:"ignore,alert" doc:"alert: a second success for one occurrence (cron, oncalendar), or a run started less than half the interval after the one before (interval), opens a too_often incident; retries never count"`
 	Channels           []string       `json:"channels" doc:"channel IDs; empty: the project's default channels"`
 	RetryPolicy        *RetryPolicy   `json:"retry_policy"`
 	NotifyOutput       bool           `json:"notify_output" doc:"notifications of a failure carry the tail of the run's output (the failing ping's body)"`
@@ -145,6 +148,9 @@ type MonitorFields struct {
 	FailureThreshold  *int         `json:"failure_threshold,omitempty"`
 	RecoveryThreshold *int         `json:"recovery_threshold,omitempty"`
 	Overlap           *string      `json:"overlap,omitempty" enum:"alert,ignore"`
+	MinRuntimeSeconds *int64       `json:"min_runtime_seconds,omitempty" doc:"default 0 (off); less than the max runtime"`
+	EarlySeconds      *int64       `json:"early_seconds,omitempty" doc:"default 0 (off); refused on interval schedules"`
+	TooOften          *string      `json:"too_often,omitempty" enum:"ignore,alert" doc:"default ignore"`
 	Channels          *[]string    `json:"channels,omitempty" doc:"IDs of channels of the project"`
 	RetryPolicy       *RetryPolicy `json:"retry_policy,omitempty" doc:"null in a PATCH removes it"`
 	NotifyOutput      *bool        `json:"notify_output,omitempty" doc:"default true: notifications of a failure carry the tail of the run's output; false keeps it out"`
@@ -270,7 +276,7 @@ type IncidentMonitor struct {
 // and delivery attempts, oldest first.
 type Incident struct {
 	ID             string          `json:"id"`
-	Kind           string          `json:"kind" enum:"missed,failed,stuck,deadline,overlap"`
+	Kind           string          `json:"kind" enum:"missed,failed,stuck,deadline,overlap,too_fast,early,too_often"`
 	OpenedAt       time.Time       `json:"opened_at"`
 	ResolvedAt     *time.Time      `json:"resolved_at"`
 	Summary        string          `json:"summary"`

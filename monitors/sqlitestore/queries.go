@@ -42,15 +42,16 @@ const (
 	monitorCols = `id, project_id, name, slug, tags, schedule_kind, schedule_expr, schedule_tz, every_seconds,
 		grace_seconds, max_runtime_seconds, deadline_seconds, alert_on_failure, failure_threshold,
 		recovery_threshold, overlap, channels, paused, source, discovered, retry_policy, ping_key,
-		created_at, updated_at, state, next_deadline, schedule_dialect, notify_output, description`
+		created_at, updated_at, state, next_deadline, schedule_dialect, notify_output, description,
+		min_runtime_seconds, early_seconds, too_often`
 
 	qMonitorInsert = `INSERT INTO monitors (id, project_id, name, slug, tags, schedule_kind, schedule_expr,
 		schedule_tz, every_seconds, grace_seconds, max_runtime_seconds, deadline_seconds, alert_on_failure,
 		failure_threshold, recovery_threshold, overlap, channels, paused, source, discovered, retry_policy,
 		ping_key, created_at, updated_at, status, state, last_ping_at, next_expected_at, next_deadline,
-		schedule_dialect, notify_output, description)
+		schedule_dialect, notify_output, description, min_runtime_seconds, early_seconds, too_often)
 		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20,
-		?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32)`
+		?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35)`
 	// qMonitorUpdate writes a monitor's whole row but its ID and project
 	// (MonitorModify). It takes qMonitorInsert's arguments.
 	qMonitorUpdate = `UPDATE monitors SET name = ?3, slug = ?4, tags = ?5, schedule_kind = ?6,
@@ -59,7 +60,7 @@ const (
 		recovery_threshold = ?15, overlap = ?16, channels = ?17, paused = ?18, source = ?19,
 		discovered = ?20, retry_policy = ?21, ping_key = ?22, created_at = ?23, updated_at = ?24, status = ?25, state = ?26,
 		last_ping_at = ?27, next_expected_at = ?28, next_deadline = ?29, schedule_dialect = ?30, notify_output = ?31,
-		description = ?32
+		description = ?32, min_runtime_seconds = ?33, early_seconds = ?34, too_often = ?35
 		WHERE id = ?1 AND project_id = ?2`
 	// qMonitorUpdateState writes the evaluated state of many monitors in one
 	// statement (PingRecordBatch, MonitorEvaluateDue), one row of
