@@ -94,6 +94,12 @@ func incidentWords(k monitors.IncidentKind) string {
 		return "Not done by its deadline"
 	case monitors.IncidentOverlap:
 		return "Overlapping runs"
+	case monitors.IncidentTooFast:
+		return "Run ended too soon"
+	case monitors.IncidentEarly:
+		return "Run started early"
+	case monitors.IncidentTooOften:
+		return "Ran more often than scheduled"
 	}
 	return capitalize(strings.ReplaceAll(string(k), "_", " "))
 }
