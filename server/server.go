@@ -18,6 +18,7 @@ import (
 	"github.com/vigilhq/vigil/ingest"
 	"github.com/vigilhq/vigil/keys"
 	"github.com/vigilhq/vigil/monitors"
+	"github.com/vigilhq/vigil/web"
 )
 
 // Server is a running Vigil: one process of any number sharing a database.
@@ -41,6 +42,9 @@ type Server struct {
 	// Registry holds the metrics of every part, served at /metrics.
 	Registry *prometheus.Registry
 	ingest   *ingest.Service
+	// web is the dashboard, once mounted: the API tells it of changes of
+	// status pages (statusPagesChanged).
+	web atomic.Pointer[web.Handler]
 
 	listener net.Listener
 	ready    readiness

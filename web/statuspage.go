@@ -36,11 +36,12 @@ import (
 // the first request after the TTL builds it (concurrent requests for the
 // same slug wait for that one build) and every request until the next
 // build is served from memory, with an ETag and a Last-Modified for
-// conditional requests. A change made on the dashboard of this replica
-// drops its entry at once; other changes (the API, another replica, new
-// pings) show within StatusPageTTL. Unknown and unpublished slugs are
-// cached the same way and answer the same 404, so that probing slugs
-// costs little and tells nothing.
+// conditional requests. A change made on the dashboard or through the API
+// of this replica (StatusPagesChanged) drops its entries at once; other
+// changes (on another replica, new pings and incidents) show within
+// StatusPageTTL. Unknown and unpublished slugs are cached the same way and
+// answer the same 404, so that probing slugs costs little and tells
+// nothing.
 
 // Defaults of the status pages.
 const (
@@ -411,13 +412,22 @@ func (sc *statusCache) get(slug string, now time.Time, build func(old *statusEnt
 	return v.(*statusEntry), nil
 }
 
+// StatusPagesChanged forgets the cached public pages of the project, and
+// the answers cached for the slugs (an unknown slug's 404 among them), so
+// that the next request builds them anew: the API calls it on every change
+// of a status page or an incident note, through server's wiring.
+func (h *Handler) StatusPagesChanged(projectID string, slugs ...string) {
+	h.statusCache.dropProject(projectID)
+	h.statusCache.drop("", slugs...)
+}
+
 // drop forgets the entries of a page (by ID) and of slugs, so that the
 // next request builds them anew.
 func (sc *statusCache) drop(pageID string, slugs ...string) {
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
 	for k, e := range sc.entries {
-		if e.pageID == pageID || slices.Contains(slugs, k) {
+		if pageID != "" && e.pageID == pageID || slices.Contains(slugs, k) {
 			delete(sc.entries, k)
 		}
 	}
