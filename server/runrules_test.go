@@ -122,7 +122,7 @@ func TestRunRulesEndToEnd(t *testing.T) {
 		// Night 2: the report starts an hour early; the backup takes 30
 		// minutes, which resolves its incident.
 		ping(report, "2026-03-11T01:00:00Z", "/start")
-		ping(report, "2026-03-11T01:10:00Z", "")
+		ping(report, "2026-03-11T01:02:00Z", "") // within its max runtime (the grace, 5m)
 		h = hooks(report, 1)[0]
 		require.Equal(t, "early", h.Incident.Kind)
 		require.Contains(t, h.Incident.Summary, "1h before its occurrence of 2026-03-11 02:00 UTC")
