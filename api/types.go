@@ -294,6 +294,7 @@ type Channel struct {
 	Name      string          `json:"name"`
 	Config    json.RawMessage `json:"config" doc:"the kind's config without its secrets (PROTOCOL.md §2)"`
 	IsDefault bool            `json:"is_default" doc:"used by monitors with no channels of their own"`
+	Report    string          `json:"report,omitempty" enum:"weekly,monthly" doc:"the channel gets a report of its project every week (for the week that ended on Monday 00:00 UTC) or every month (ended on the 1st 00:00 UTC); absent: none. Email, slack and webhook channels only"`
 	CreatedAt time.Time       `json:"created_at"`
 	UpdatedAt time.Time       `json:"updated_at"`
 	// SecretsForgotten is set by PATCH when its config changed where the
@@ -308,6 +309,7 @@ type ChannelCreate struct {
 	Name      *string         `json:"name,omitempty" required:"true"`
 	Config    json.RawMessage `json:"config,omitempty" required:"true" doc:"the kind's config, secrets included"`
 	IsDefault *bool           `json:"is_default,omitempty"`
+	Report    *string         `json:"report,omitempty" enum:"weekly,monthly" doc:"weekly or monthly reports of the project to this channel (email, slack and webhook only); leave out for none"`
 }
 
 // ChannelUpdate is the body of PATCH /api/v1/channels/{id}. A config
@@ -318,6 +320,7 @@ type ChannelUpdate struct {
 	Name      *string         `json:"name,omitempty"`
 	Config    json.RawMessage `json:"config,omitempty" doc:"replaces the stored config; write-only keys left out keep their stored value unless this config changes where the channel sends (url, webhook_url, channel, chat_id, region, to), when they are forgotten"`
 	IsDefault *bool           `json:"is_default,omitempty"`
+	Report    *string         `json:"report,omitempty" enum:"weekly,monthly" nullable:"true" doc:"weekly or monthly reports of the project to this channel; null stops them"`
 }
 
 // ChannelList is a page of channels, by name.

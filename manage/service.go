@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/vigilhq/vigil/monitors"
+	"github.com/vigilhq/vigil/notifiers"
 )
 
 // Store is what the service needs of the store.
@@ -166,8 +167,9 @@ func (s *Service) ChannelCreate(ctx context.Context, p *monitors.ChannelCreatePa
 	if q.Now.IsZero() {
 		q.Now = s.now()
 	}
-	c := &monitors.Channel{ProjectID: q.ProjectID, Kind: q.Kind, Name: q.Name, Config: q.Config, IsDefault: q.IsDefault}
-	if err := c.Validate(); err != nil {
+	c := &monitors.Channel{ProjectID: q.ProjectID, Kind: q.Kind, Name: q.Name, Config: q.Config, IsDefault: q.IsDefault,
+		Report: q.Report}
+	if err := validateChannel(c); err != nil {
 		return nil, err
 	}
 	return s.store.ChannelCreate(ctx, &q)
@@ -182,6 +184,19 @@ func (s *Service) ChannelModify(ctx context.Context, p *monitors.ChannelModifyPa
 				return err
 			}
 			c.Name = strings.TrimSpace(c.Name)
-			return c.Validate()
+			return validateChannel(c)
 		}})
+}
+
+// validateChannel checks what a person sets on a channel but its config,
+// and that its kind can carry the reports it asks for.
+func validateChannel(c *monitors.Channel) error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	if c.Report != monitors.ReportNone && !notifiers.CarriesReports(c.Kind) {
+		return &monitors.ValidationError{Field: "report",
+			Message: fmt.Sprintf("%s channels take no reports: only email, slack and webhook channels do", c.Kind)}
+	}
+	return nil
 }

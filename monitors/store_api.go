@@ -17,6 +17,9 @@ type Channel struct {
 	Name      string
 	Config    json.RawMessage
 	IsDefault bool // used by monitors with no channels of their own
+	// Report is how often the channel gets a report of its project
+	// (weekly, monthly), "" for never.
+	Report    ReportPeriod
 	CreatedAt time.Time
 	UpdatedAt time.Time
 }
@@ -33,7 +36,7 @@ func (c *Channel) Validate() error {
 	case len(c.Name) > ChannelNameMax:
 		return invalid("name", "must be at most %d characters", ChannelNameMax)
 	}
-	return nil
+	return ValidateReportPeriod(c.Report)
 }
 
 // ChannelCreateParams are the inputs of [Store.ChannelCreate].
@@ -44,6 +47,7 @@ type ChannelCreateParams struct {
 	Name      string
 	Config    json.RawMessage
 	IsDefault bool
+	Report    ReportPeriod
 	Now       time.Time
 }
 
@@ -56,7 +60,7 @@ type ChannelListParams struct {
 }
 
 // ChannelModifyParams are the inputs of [Store.ChannelModify]. Fn changes
-// the channel's Name, Config, IsDefault and UpdatedAt; an error from Fn
+// the channel's Name, Config, IsDefault, Report and UpdatedAt; an error from Fn
 // aborts the change and is returned as is.
 type ChannelModifyParams struct {
 	ProjectID string

@@ -39,6 +39,7 @@ type Queries struct {
 	SecretQueries
 	UptimeQueries
 	MaintenanceQueries
+	ReportQueries
 }
 
 // UptimeQueries are the reads of a monitor's history that its uptime is
