@@ -269,7 +269,7 @@ func (s *Sender) decide(j job, d *monitors.Delivery, err error, now time.Time, p
 
 // send builds ch's notifier and makes one attempt.
 func (s *Sender) send(ctx context.Context, ch *monitors.Channel, n *notifiers.Notification) error {
-	if n.Event.IsReport() && !notifiers.CarriesReports(ch.Kind) {
+	if n.Event.IsReport() && !monitors.ChannelReports(ch.Kind) {
 		return notifiers.Permanent(fmt.Errorf("channel %s: %s channels take no reports (only email, slack and webhook do)", ch.ID, ch.Kind))
 	}
 	nt, err := s.notifier(ch)

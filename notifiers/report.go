@@ -10,7 +10,7 @@ import (
 // Report events: a summary of a project's week or month, sent to the
 // channels whose report field asks for one. They carry
 // [Notification.Report] and no incident or monitor. Only email, Slack
-// and webhook channels take them (see [CarriesReports]).
+// and webhook channels take them (monitors.ChannelReports decides).
 const (
 	EventReportWeekly  Event = "report.weekly"
 	EventReportMonthly Event = "report.monthly"
@@ -18,15 +18,6 @@ const (
 
 // IsReport reports whether e is a report.
 func (e Event) IsReport() bool { return e == EventReportWeekly || e == EventReportMonthly }
-
-// CarriesReports reports whether channels of kind can be sent reports:
-// email, Slack and webhook. PagerDuty and Opsgenie page someone for every
-// event, so they take incidents only, as for monitor events; Discord,
-// Teams, Telegram and ntfy take alerts, not long summaries, and refuse
-// the report field too.
-func CarriesReports(kind string) bool {
-	return kind == "email" || kind == "slack" || kind == "webhook"
-}
 
 // Report is what a report notification says: the numbers of a project's
 // period, as the delivery layer built them from the stored report.

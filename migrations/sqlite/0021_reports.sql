@@ -53,21 +53,25 @@ CREATE TABLE deliveries_new (
     created_at      INTEGER NOT NULL,
     next_attempt_at INTEGER,
     finished_at     INTEGER,
+    -- When the group of an incident.opened goes out (see 0019).
+    group_at        INTEGER,
     -- The report delivered; NULL for an event.
     report_id       TEXT REFERENCES reports (id) ON DELETE CASCADE,
     -- One delivery of an event per channel, whatever happens.
     UNIQUE (event_id, channel_id)
 ) STRICT;
 INSERT INTO deliveries_new (id, project_id, incident_id, event_id, event, monitor_id, channel_id, state, attempts,
-        created_at, next_attempt_at, finished_at)
+        created_at, next_attempt_at, finished_at, group_at)
     SELECT id, project_id, incident_id, event_id, event, monitor_id, channel_id, state, attempts,
-        created_at, next_attempt_at, finished_at FROM deliveries;
+        created_at, next_attempt_at, finished_at, group_at FROM deliveries;
 DROP TABLE deliveries;
 ALTER TABLE deliveries_new RENAME TO deliveries;
 CREATE INDEX deliveries_incident_idx ON deliveries (incident_id, channel_id, event_id);
 CREATE INDEX deliveries_channel_idx ON deliveries (channel_id);
 CREATE INDEX deliveries_monitor_events_idx ON deliveries (monitor_id, channel_id, event_id) WHERE incident_id IS NULL;
 CREATE INDEX deliveries_event_idx ON deliveries (event_id);
+CREATE INDEX deliveries_group_idx ON deliveries (channel_id, group_at, id)
+    WHERE state = 'pending' AND group_at IS NOT NULL;
 CREATE INDEX deliveries_report_idx ON deliveries (report_id) WHERE report_id IS NOT NULL;
 
 -- +goose StatementBegin
@@ -96,16 +100,19 @@ CREATE TABLE deliveries_old (
     created_at      INTEGER NOT NULL,
     next_attempt_at INTEGER,
     finished_at     INTEGER,
+    group_at        INTEGER,
     UNIQUE (event_id, channel_id)
 ) STRICT;
 INSERT INTO deliveries_old SELECT id, project_id, incident_id, event_id, event, monitor_id, channel_id, state, attempts,
-    created_at, next_attempt_at, finished_at FROM deliveries;
+    created_at, next_attempt_at, finished_at, group_at FROM deliveries;
 DROP TABLE deliveries;
 ALTER TABLE deliveries_old RENAME TO deliveries;
 CREATE INDEX deliveries_incident_idx ON deliveries (incident_id, channel_id, event_id);
 CREATE INDEX deliveries_channel_idx ON deliveries (channel_id);
 CREATE INDEX deliveries_monitor_events_idx ON deliveries (monitor_id, channel_id, event_id) WHERE incident_id IS NULL;
 CREATE INDEX deliveries_event_idx ON deliveries (event_id);
+CREATE INDEX deliveries_group_idx ON deliveries (channel_id, group_at, id)
+    WHERE state = 'pending' AND group_at IS NOT NULL;
 DROP TABLE reports;
 ALTER TABLE channels DROP COLUMN report;
 
