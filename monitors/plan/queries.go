@@ -39,6 +39,7 @@ type Queries struct {
 	SecretQueries
 	UptimeQueries
 	MaintenanceQueries
+	ReportQueries
 	StatusPageQueries
 }
 
