@@ -18,7 +18,8 @@ import (
 // channelJSON is the JSON form of c, without its secrets.
 func channelJSON(c *monitors.Channel) Channel {
 	return Channel{ID: c.ID, Kind: c.Kind, Name: c.Name, Config: kinds.Redact(c.Kind, c.Config),
-		IsDefault: c.IsDefault, CreatedAt: c.CreatedAt.UTC(), UpdatedAt: c.UpdatedAt.UTC()}
+		IsDefault: c.IsDefault, NotifyLate: c.NotifyLate, GroupSeconds: c.GroupSeconds,
+		CreatedAt: c.CreatedAt.UTC(), UpdatedAt: c.UpdatedAt.UTC()}
 }
 
 // channelJSONFor is channelJSON for the request's key: a read-only key
@@ -120,7 +121,8 @@ func (h *Handler) createChannel(c echo.Context, rq *request) error {
 	}
 	ch, err := h.manage.ChannelCreate(c.Request().Context(), &monitors.ChannelCreateParams{
 		ID: keys.NewID(), ProjectID: rq.key.ProjectID, Kind: kind.Name(), Name: strings.TrimSpace(*in.Name),
-		Config: config, IsDefault: in.IsDefault != nil && *in.IsDefault, Now: h.now()})
+		Config: config, IsDefault: in.IsDefault != nil && *in.IsDefault, NotifyLate: in.NotifyLate != nil && *in.NotifyLate,
+		GroupSeconds: in.GroupSeconds, Now: h.now()})
 	if errors.Is(err, monitors.ErrConflict) {
 		return conflictf("name", "a channel named %q exists in this project", strings.TrimSpace(*in.Name))
 	}
@@ -164,6 +166,12 @@ func (h *Handler) patchChannel(c echo.Context, rq *request) error {
 			if in.IsDefault != nil {
 				ch.IsDefault = *in.IsDefault
 			}
+			if in.NotifyLate != nil {
+				ch.NotifyLate = *in.NotifyLate
+			}
+			if in.GroupSeconds != nil {
+				ch.GroupSeconds = *in.GroupSeconds
+			}
 			if len(in.Config) > 0 {
 				merged, dropped, err := manage.ChannelConfig(ch.Kind, ch.Config, in.Config)
 				var ce *manage.ConfigError
@@ -178,7 +186,8 @@ func (h *Handler) patchChannel(c echo.Context, rq *request) error {
 					return err
 				}
 			}
-			if ch.Name != old.Name || ch.IsDefault != old.IsDefault || !jsonEqual(ch.Config, old.Config) {
+			if ch.Name != old.Name || ch.IsDefault != old.IsDefault || ch.NotifyLate != old.NotifyLate ||
+				ch.GroupSeconds != old.GroupSeconds || !jsonEqual(ch.Config, old.Config) {
 				ch.UpdatedAt = now
 			}
 			return nil

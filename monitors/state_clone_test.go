@@ -18,7 +18,7 @@ func TestStateCloneSharesNothing(t *testing.T) {
 	s := State{Status: StatusUp, LastPingAt: at, LastPingKind: PingSuccess, LastSuccessAt: at, Expected: at,
 		DeadlineOcc: at, DeadlineDone: []time.Time{at}, Retries: []RetryWait{{At: at, Attempt: 2, FailAt: at}},
 		Missed: &MissedOcc{Occ: at}, Runs: []OpenRun{{Seq: 1, StartedAt: at}}, RunSeq: 1, Failures: 1, Successes: 1,
-		Open: map[IncidentKind]time.Time{IncidentMissed: at}, Hold: &Hold{OutageEnd: at, Until: at},
+		Open: map[IncidentKind]time.Time{IncidentMissed: at}, Hold: &Hold{OutageEnd: at, Until: at}, Ran: []RanOcc{{At: at, Runs: 2}},
 		Undeclared: true, Notified: true}
 	v := reflect.ValueOf(s)
 	for i := range v.NumField() {

@@ -20,6 +20,7 @@ type Store interface {
 	Close() error
 
 	MaintenanceStore
+	StatusPageStore
 
 	ProjectCreate(ctx context.Context, p *ProjectCreateParams) (*Project, error)
 	ProjectGet(ctx context.Context, id string) (*Project, error)

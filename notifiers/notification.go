@@ -62,12 +62,26 @@ const (
 	IncidentStuck    IncidentKind = "stuck"
 	IncidentDeadline IncidentKind = "deadline"
 	IncidentOverlap  IncidentKind = "overlap"
+	IncidentTooFast  IncidentKind = "too_fast"
+	IncidentEarly    IncidentKind = "early"
+	IncidentTooOften IncidentKind = "too_often"
 )
 
 // Valid reports whether k is one of the known incident kinds.
 func (k IncidentKind) Valid() bool {
 	switch k {
-	case IncidentMissed, IncidentFailed, IncidentStuck, IncidentDeadline, IncidentOverlap:
+	case IncidentMissed, IncidentFailed, IncidentStuck, IncidentDeadline, IncidentOverlap,
+		IncidentTooFast, IncidentEarly, IncidentTooOften:
+		return true
+	}
+	return false
+}
+
+// aboutRunStart reports whether incidents of kind k are about when a run
+// started (stuck, too fast, early, too often), which their facts show.
+func (k IncidentKind) aboutRunStart() bool {
+	switch k {
+	case IncidentStuck, IncidentTooFast, IncidentEarly, IncidentTooOften:
 		return true
 	}
 	return false
@@ -269,7 +283,8 @@ func (n *Notification) Headline() string {
 
 // KindWords says what happened in a few words: "missed", "failed",
 // "failed after 4 attempts", "failed (attempt 2, will be retried)",
-// "stuck for 1h 12m", "not done by its deadline", "overlapping runs";
+// "stuck for 1h 12m", "not done by its deadline", "overlapping runs",
+// "succeeded too fast, in 2s", "started early", "ran too often";
 // for a monitor event, "no longer declared" or "declared again".
 func (n *Notification) KindWords() string {
 	switch n.Event {
@@ -305,6 +320,15 @@ func (n *Notification) KindWords() string {
 		return "not done by its deadline"
 	case IncidentOverlap:
 		return "overlapping runs"
+	case IncidentTooFast:
+		if r := n.Run; r != nil && r.DurationMS != nil {
+			return "succeeded too fast, in " + FormatDuration(time.Duration(*r.DurationMS)*time.Millisecond)
+		}
+		return "succeeded too fast"
+	case IncidentEarly:
+		return "started early"
+	case IncidentTooOften:
+		return "ran too often"
 	}
 	return string(n.Incident.Kind)
 }
@@ -552,7 +576,7 @@ func (n *Notification) Facts() []Fact {
 	if d := n.duration(); d != "" {
 		add("Duration", d)
 	}
-	if n.Incident.Kind == IncidentStuck && n.Run != nil && n.Run.StartedAt != nil {
+	if n.Incident.Kind.aboutRunStart() && n.Run != nil && n.Run.StartedAt != nil {
 		add("Started", n.FormatZoned(*n.Run.StartedAt))
 	}
 	if !n.Incident.OpenedAt.IsZero() {

@@ -13,6 +13,7 @@ import (
 type Store interface {
 	manage.Store
 	monitors.MaintenanceStore
+	monitors.StatusPageStore
 	APIKeyCreate(ctx context.Context, p *monitors.APIKeyCreateParams) (*monitors.APIKey, error)
 	APIKeyList(ctx context.Context, projectID string) ([]*monitors.APIKey, error)
 	APIKeyRevoke(ctx context.Context, projectID, id string, at time.Time) error

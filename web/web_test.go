@@ -1012,3 +1012,44 @@ func pager(body string) string {
 	}
 	return "no pager"
 }
+
+// TestChannelFormAlerting: the channel form sets the late warning and the
+// grouping, shows the kind's default, refuses a bad number naming the
+// field, and leaves both out for the kinds that page.
+func TestChannelFormAlerting(t *testing.T) {
+	t.Parallel()
+	eachStore(t, func(t *testing.T, b *bundle) {
+		ctx := context.Background()
+		c := b.signIn(t, "ada@example.com", b.project.ID)
+		body := c.get("/channels/new?kind=slack").body
+		require.Contains(t, body, `name="notify_late"`)
+		require.Contains(t, body, `name="group_seconds" type="number" min="0" max="600" inputmode="numeric" value="30"`)
+		require.NotContains(t, c.get("/channels/new?kind=pagerduty").body, `name="group_seconds"`)
+
+		form := url.Values{"kind": {"slack"}, "name": {"team"}, "webhook_url": {"https://hooks.slack.com/services/T000/B000/XXXX"},
+			"notify_late": {"on"}, "group_seconds": {"ten"}}
+		r := c.postForm("/channels", form)
+		require.Equal(t, http.StatusUnprocessableEntity, r.status)
+		require.Contains(t, r.body, "Group seconds: a whole number of seconds from 0 to 600.")
+		form.Set("group_seconds", "900")
+		r = c.postForm("/channels", form)
+		require.Equal(t, http.StatusUnprocessableEntity, r.status)
+		require.Contains(t, r.body, "must be between 0 and 600")
+		form.Set("group_seconds", "45")
+		r = c.postForm("/channels", form)
+		require.Equal(t, http.StatusSeeOther, r.status, r.body)
+		list, err := b.store.ChannelList(ctx, &monitors.ChannelListParams{ProjectID: b.project.ID})
+		require.NoError(t, err)
+		require.Len(t, list, 1)
+		require.True(t, list[0].NotifyLate)
+		require.Equal(t, 45, list[0].GroupSeconds)
+
+		r = c.postForm("/channels/"+list[0].ID, url.Values{"name": {"team"}, "webhook_url": {"https://hooks.slack.com/services/T000/B000/XXXX"},
+			"group_seconds": {"0"}})
+		require.Equal(t, http.StatusSeeOther, r.status, r.body)
+		got, err := b.store.ChannelGet(ctx, b.project.ID, list[0].ID)
+		require.NoError(t, err)
+		require.False(t, got.NotifyLate, "an unticked box turns the warning off")
+		require.Zero(t, got.GroupSeconds)
+	})
+}

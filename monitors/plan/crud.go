@@ -328,8 +328,12 @@ func (s *Scripts) ChannelCreate(ctx context.Context, p *monitors.ChannelCreatePa
 	if err != nil {
 		return nil, err
 	}
+	group := 0
+	if p.GroupSeconds != nil {
+		group = *p.GroupSeconds
+	}
 	if _, err := s.w().Exec(ctx, s.Q.ChannelCreate, p.ID, p.ProjectID, p.Kind, p.Name, config,
-		p.IsDefault, now, now); err != nil {
+		p.IsDefault, now, now, p.NotifyLate, group); err != nil {
 		return nil, fmt.Errorf("create channel: %w", err)
 	}
 	return s.ChannelGet(ctx, p.ProjectID, p.ID)

@@ -29,7 +29,7 @@ func MonitorArgs(m *monitors.Monitor) ([]any, error) {
 		nonNil(m.Channels), m.Paused, m.Source, m.Discovered, retry, m.PingKey,
 		m.CreatedAt.UTC(), m.UpdatedAt.UTC(), string(m.State.Status), state, TimeOrNil(m.State.LastPingAt),
 		TimeOrNil(m.State.Expected), CeilMicro(m.NextDeadlineAt), string(m.Schedule.Dialect), !m.HideOutput,
-		m.Description,
+		m.Description, m.MinRuntimeSeconds, m.EarlySeconds, string(m.TooOften),
 	}, nil
 }
 
@@ -48,7 +48,7 @@ func scanMonitorWith(r Row, decode func(m *monitors.Monitor, state, retry []byte
 		&m.Schedule.TZ, &m.Schedule.EverySeconds, &m.GraceSeconds, &m.MaxRuntimeSeconds, &m.DeadlineSeconds,
 		&m.AlertOnFailure, &m.FailureThreshold, &m.RecoveryThreshold, &m.Overlap, &m.Channels, &m.Paused,
 		&m.Source, &m.Discovered, &retry, &m.PingKey, &m.CreatedAt, &m.UpdatedAt, &state, &m.NextDeadlineAt,
-		&m.Schedule.Dialect, &notifyOutput, &m.Description}, extra...)...)
+		&m.Schedule.Dialect, &notifyOutput, &m.Description, &m.MinRuntimeSeconds, &m.EarlySeconds, &m.TooOften}, extra...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +108,8 @@ func scanChannel(r Row) (*monitors.Channel, error) {
 		c      monitors.Channel
 		config []byte
 	)
-	err := r.Scan(&c.ID, &c.ProjectID, &c.Kind, &c.Name, &config, &c.IsDefault, &c.CreatedAt, &c.UpdatedAt)
+	err := r.Scan(&c.ID, &c.ProjectID, &c.Kind, &c.Name, &config, &c.IsDefault, &c.CreatedAt, &c.UpdatedAt,
+		&c.NotifyLate, &c.GroupSeconds)
 	c.Config = config
 	return &c, err
 }

@@ -42,15 +42,16 @@ const (
 	monitorCols = `id, project_id, name, slug, tags, schedule_kind, schedule_expr, schedule_tz, every_seconds,
 		grace_seconds, max_runtime_seconds, deadline_seconds, alert_on_failure, failure_threshold,
 		recovery_threshold, overlap, channels, paused, source, discovered, retry_policy, ping_key,
-		created_at, updated_at, state, next_deadline, schedule_dialect, notify_output, description`
+		created_at, updated_at, state, next_deadline, schedule_dialect, notify_output, description,
+		min_runtime_seconds, early_seconds, too_often`
 
 	qMonitorInsert = `INSERT INTO monitors (id, project_id, name, slug, tags, schedule_kind, schedule_expr,
 		schedule_tz, every_seconds, grace_seconds, max_runtime_seconds, deadline_seconds, alert_on_failure,
 		failure_threshold, recovery_threshold, overlap, channels, paused, source, discovered, retry_policy,
 		ping_key, created_at, updated_at, status, state, last_ping_at, next_expected_at, next_deadline,
-		schedule_dialect, notify_output, description)
+		schedule_dialect, notify_output, description, min_runtime_seconds, early_seconds, too_often)
 		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20,
-		?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32)`
+		?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35)`
 	// qMonitorUpdate writes a monitor's whole row but its ID and project
 	// (MonitorModify). It takes qMonitorInsert's arguments.
 	qMonitorUpdate = `UPDATE monitors SET name = ?3, slug = ?4, tags = ?5, schedule_kind = ?6,
@@ -59,7 +60,7 @@ const (
 		recovery_threshold = ?15, overlap = ?16, channels = ?17, paused = ?18, source = ?19,
 		discovered = ?20, retry_policy = ?21, ping_key = ?22, created_at = ?23, updated_at = ?24, status = ?25, state = ?26,
 		last_ping_at = ?27, next_expected_at = ?28, next_deadline = ?29, schedule_dialect = ?30, notify_output = ?31,
-		description = ?32
+		description = ?32, min_runtime_seconds = ?33, early_seconds = ?34, too_often = ?35
 		WHERE id = ?1 AND project_id = ?2`
 	// qMonitorUpdateState writes the evaluated state of many monitors in one
 	// statement (PingRecordBatch, MonitorEvaluateDue), one row of
@@ -251,12 +252,13 @@ const (
 	qOutagePostponed = `UPDATE outages SET monitors_postponed = monitors_postponed + ?2 WHERE started_at = ?1`
 	qOutageList      = `SELECT ` + outageCols + ` FROM outages WHERE (?1 = 0 OR id < ?1) ORDER BY id DESC LIMIT coalesce(?2, -1)`
 
-	channelCols    = `id, project_id, kind, name, config, is_default, created_at, updated_at`
-	qChannelCreate = `INSERT INTO channels (` + channelCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+	channelCols    = `id, project_id, kind, name, config, is_default, created_at, updated_at, notify_late, group_seconds`
+	qChannelCreate = `INSERT INTO channels (` + channelCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	qChannelGet    = `SELECT ` + channelCols + ` FROM channels WHERE project_id = ? AND id = ?`
 	qChannelList   = `SELECT ` + channelCols + ` FROM channels WHERE project_id = ?1 ORDER BY name, id
 		LIMIT coalesce(?2, -1) OFFSET ?3`
-	qChannelUpdate = `UPDATE channels SET name = ?3, config = ?4, is_default = ?5, updated_at = ?6
+	qChannelUpdate = `UPDATE channels SET name = ?3, config = ?4, is_default = ?5, updated_at = ?6,
+			notify_late = ?7, group_seconds = ?8
 		WHERE project_id = ?1 AND id = ?2`
 	qChannelUsers = `SELECT slug FROM monitors WHERE project_id = ?1
 		AND EXISTS (SELECT 1 FROM json_each(channels) WHERE value = ?2) ORDER BY slug`
@@ -478,6 +480,7 @@ var queries = plan.Queries{
 	SecretQueries:      secretQueries,
 	UptimeQueries:      uptimeQueries,
 	MaintenanceQueries: maintenanceQueries,
+	StatusPageQueries:  statusPageQueries,
 }
 
 // maintenanceQueries are the statements of maintenance windows, each kept
@@ -489,4 +492,20 @@ var maintenanceQueries = plan.MaintenanceQueries{
 	MaintenanceList:   `SELECT doc FROM maintenance_windows WHERE project_id = ?1 ORDER BY id`,
 	MaintenanceUpdate: `UPDATE maintenance_windows SET doc = ?3 WHERE project_id = ?1 AND id = ?2`,
 	MaintenanceDelete: `DELETE FROM maintenance_windows WHERE project_id = ?1 AND id = ?2`,
+}
+
+// statusPageQueries are the statements of status pages and incident notes,
+// each kept whole as a JSON document.
+var statusPageQueries = plan.StatusPageQueries{
+	StatusPageInsert:    `INSERT INTO status_pages (id, project_id, slug, doc) VALUES (?1, ?2, ?3, ?4)`,
+	StatusPageGet:       `SELECT doc FROM status_pages WHERE project_id = ?1 AND id = ?2`,
+	StatusPageLock:      `SELECT doc FROM status_pages WHERE project_id = ?1 AND id = ?2`,
+	StatusPageGetBySlug: `SELECT doc FROM status_pages WHERE slug = ?1`,
+	StatusPageList:      `SELECT doc FROM status_pages WHERE project_id = ?1 ORDER BY slug`,
+	StatusPageUpdate:    `UPDATE status_pages SET slug = ?3, doc = ?4 WHERE project_id = ?1 AND id = ?2`,
+	StatusPageDelete:    `DELETE FROM status_pages WHERE project_id = ?1 AND id = ?2`,
+	NoteInsert:          `INSERT INTO incident_notes (id, project_id, incident_id, doc) VALUES (?1, ?2, ?3, ?4)`,
+	NoteCount:           `SELECT count(*) FROM incident_notes WHERE incident_id = ?1`,
+	NoteList:            `SELECT doc FROM incident_notes WHERE project_id = ?1 AND incident_id IN (SELECT value FROM json_each(?2))`,
+	NoteDelete:          `DELETE FROM incident_notes WHERE project_id = ?1 AND id = ?2`,
 }

@@ -147,6 +147,30 @@ func Stuck() *notifiers.Notification {
 	return n
 }
 
+// TooFast is the 02:00 backup that succeeded after 2 s, under a min
+// runtime of 1 min.
+func TooFast() *notifiers.Notification {
+	n := berlin(Opened())
+	started := time.Date(2026, 3, 14, 1, 0, 0, 0, time.UTC)
+	finished := started.Add(2 * time.Second)
+	ms := int64(2000)
+	n.Monitor.Name, n.Monitor.Slug = "nightly-backup", "nightly-backup"
+	n.Incident.Kind = notifiers.IncidentTooFast
+	n.Incident.Summary = `nightly-backup: run "run-43" succeeded at 2026-03-14 02:00:02 Europe/Berlin after only 2s, less than its min runtime of 1m`
+	n.Incident.Details = ""
+	n.Incident.OpenedAt = finished
+	last := finished
+	n.Monitor.LastPingAt = &last
+	next := time.Date(2026, 3, 15, 1, 0, 0, 0, time.UTC)
+	n.Monitor.NextExpectedAt = &next
+	n.SentAt = finished.Add(time.Second)
+	n.Run = &notifiers.Run{Seq: 43, RID: "run-43", StartedAt: &started, FinishedAt: &finished, Outcome: "success",
+		DurationMS: &ms, Attempt: 1, URL: "https://vigil.example.com/monitors/mon_7f3a#run-43"}
+	n.Ping = &notifiers.Ping{ID: 9002, Kind: "success", At: finished, RID: "run-43", Attempt: 1, DurationMS: &ms}
+	n.DeliveryID = "inc_01HZX3M4W6.20"
+	return n
+}
+
 // berlin gives n's monitor the schedule in words and the zone, as
 // delivery does.
 func berlin(n *notifiers.Notification) *notifiers.Notification {
@@ -154,9 +178,10 @@ func berlin(n *notifiers.Notification) *notifiers.Notification {
 	return n
 }
 
-// Samples returns the three samples by name, for golden tests.
+// Samples returns the samples by name, for golden tests: the three
+// above and a run that succeeded too fast.
 func Samples() map[string]*notifiers.Notification {
-	return map[string]*notifiers.Notification{"failure": Failure(), "missed": Missed(), "stuck": Stuck()}
+	return map[string]*notifiers.Notification{"failure": Failure(), "missed": Missed(), "stuck": Stuck(), "too_fast": TooFast()}
 }
 
 // Undeclared is the monitor.undeclared notice of nightly-import, which
