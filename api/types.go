@@ -357,6 +357,7 @@ type Channel struct {
 	IsDefault    bool            `json:"is_default" doc:"used by monitors with no channels of their own"`
 	NotifyLate   bool            `json:"notify_late" doc:"send a monitor.late warning when a monitor is halfway through its grace without a ping, before its missed incident; not for pagerduty and opsgenie"`
 	GroupSeconds int             `json:"group_seconds" doc:"incidents of the project that open within this many seconds (0 to 600) of the first go out as one incidents.grouped message; 0 sends each alone; default 30 for slack, email, discord, teams, telegram and ntfy, 0 for webhook, pagerduty and opsgenie (which must keep 0)"`
+	Report       string          `json:"report,omitempty" enum:"weekly,monthly" doc:"the channel gets a report of its project every week (the week that ended on Monday 00:00 UTC) or every month (ended on the 1st 00:00 UTC); absent: none. Email, slack and webhook channels only"`
 	CreatedAt    time.Time       `json:"created_at"`
 	UpdatedAt    time.Time       `json:"updated_at"`
 	// SecretsForgotten is set by PATCH when its config changed where the
@@ -373,6 +374,7 @@ type ChannelCreate struct {
 	IsDefault    *bool           `json:"is_default,omitempty"`
 	NotifyLate   *bool           `json:"notify_late,omitempty" doc:"default false"`
 	GroupSeconds *int            `json:"group_seconds,omitempty" doc:"default: 30 for the chat and e-mail kinds, 0 for webhook, pagerduty and opsgenie"`
+	Report       *string         `json:"report,omitempty" enum:"weekly,monthly" doc:"weekly or monthly reports of the project to this channel (email, slack and webhook only); leave out for none"`
 }
 
 // ChannelUpdate is the body of PATCH /api/v1/channels/{id}. A config
@@ -385,6 +387,7 @@ type ChannelUpdate struct {
 	IsDefault    *bool           `json:"is_default,omitempty"`
 	NotifyLate   *bool           `json:"notify_late,omitempty"`
 	GroupSeconds *int            `json:"group_seconds,omitempty"`
+	Report       *string         `json:"report,omitempty" enum:"weekly,monthly" nullable:"true" doc:"weekly or monthly reports of the project to this channel; null stops them"`
 }
 
 // ChannelList is a page of channels, by name.

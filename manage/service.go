@@ -179,7 +179,7 @@ func (s *Service) ChannelCreate(ctx context.Context, p *monitors.ChannelCreatePa
 		q.GroupSeconds = &g
 	}
 	c := &monitors.Channel{ProjectID: q.ProjectID, Kind: q.Kind, Name: q.Name, Config: q.Config, IsDefault: q.IsDefault,
-		NotifyLate: q.NotifyLate, GroupSeconds: *q.GroupSeconds}
+		NotifyLate: q.NotifyLate, GroupSeconds: *q.GroupSeconds, Report: q.Report}
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}

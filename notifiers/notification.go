@@ -46,7 +46,8 @@ func (e Event) IsMonitorEvent() bool {
 // Valid reports whether e is one of the known events.
 func (e Event) Valid() bool {
 	switch e {
-	case EventOpened, EventResolved, EventUpdated, EventReminder, EventTest, EventMonitorUndeclared, EventMonitorRedeclared:
+	case EventOpened, EventResolved, EventUpdated, EventReminder, EventTest, EventMonitorUndeclared, EventMonitorRedeclared,
+		EventReportWeekly, EventReportMonthly:
 		return true
 	}
 	return false
@@ -118,6 +119,9 @@ type Notification struct {
 	// failing ping), nil when time opened it or the ping is no longer
 	// kept. Its Body is empty when the monitor's notify_output is off.
 	Ping *Ping
+	// Report is set, and only, for a report event (report.weekly,
+	// report.monthly), which has no incident and no monitor.
+	Report *Report
 }
 
 // Run is the part of a notification that describes a run.
@@ -201,7 +205,7 @@ func (n *Notification) DedupKey() string {
 	if n.Incident.ID != "" {
 		return n.Incident.ID
 	}
-	if n.Event.IsMonitorEvent() && n.DeliveryID != "" {
+	if (n.Event.IsMonitorEvent() || n.Event.IsReport()) && n.DeliveryID != "" {
 		return "vigil-" + n.DeliveryID // the same for every attempt
 	}
 	return "vigil-test-" + n.Monitor.ID + "-" + strconv.FormatInt(n.SentAt.UnixNano(), 36)
@@ -248,6 +252,9 @@ func (n *Notification) MonitorName() string {
 // Link is the page to send a reader to: the monitor's dashboard URL, or the
 // base URL of this Vigil when the monitor has none.
 func (n *Notification) Link() string {
+	if n.Report != nil && n.Report.URL != "" {
+		return n.Report.URL
+	}
 	if n.Monitor.URL != "" {
 		return n.Monitor.URL
 	}
@@ -277,6 +284,8 @@ func (n *Notification) Headline() string {
 		return fmt.Sprintf("UNDECLARED %s: no longer declared by its source", name)
 	case EventMonitorRedeclared:
 		return fmt.Sprintf("DECLARED AGAIN %s: watched again", name)
+	case EventReportWeekly, EventReportMonthly:
+		return n.reportHeadline()
 	}
 	return fmt.Sprintf("DOWN %s: %s", name, n.KindWords())
 }
@@ -481,6 +490,8 @@ func (n *Notification) Summary() string {
 		return n.MonitorName() + " is no longer declared by its source."
 	case EventMonitorRedeclared:
 		return n.MonitorName() + " is declared again by its source."
+	case EventReportWeekly, EventReportMonthly:
+		return n.reportSummary()
 	}
 	return fmt.Sprintf("%s: incident (%s).", n.MonitorName(), n.Incident.Kind)
 }
@@ -507,7 +518,7 @@ func (n *Notification) Tone() Tone {
 		return ToneUp
 	case n.Event == EventTest:
 		return ToneTest
-	case n.Event.IsMonitorEvent():
+	case n.Event.IsMonitorEvent(), n.Event.IsReport():
 		return ToneNotice
 	}
 	return ToneUpdate
@@ -652,9 +663,12 @@ func (n *Notification) duration() string {
 func (n *Notification) Validate() error {
 	var errs []error
 	if !n.Event.Valid() {
-		errs = append(errs, fmt.Errorf("event %q is not one of incident.opened, incident.resolved, incident.updated, incident.reminder, monitor.undeclared, monitor.redeclared, test", n.Event))
+		errs = append(errs, fmt.Errorf("event %q is not one of incident.opened, incident.resolved, incident.updated, incident.reminder, monitor.undeclared, monitor.redeclared, report.weekly, report.monthly, test", n.Event))
 	}
-	if n.Event != EventTest && !n.Event.IsMonitorEvent() {
+	if n.Event.IsReport() && n.Report == nil {
+		errs = append(errs, errors.New("report event has no report"))
+	}
+	if n.Event != EventTest && !n.Event.IsMonitorEvent() && !n.Event.IsReport() {
 		if n.Incident.ID == "" {
 			errs = append(errs, errors.New("incident id is empty"))
 		}

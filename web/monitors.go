@@ -706,6 +706,9 @@ func (h *Handler) monitorFacts(ctx context.Context, v *viewer, m *monitors.Monit
 	if m.Overlap == monitors.OverlapIgnore {
 		facts = append(facts, fact{"Overlapping runs", "ignored"})
 	}
+	for _, r := range m.RunRuleWords() {
+		facts = append(facts, fact{r.Label, capitalize(r.Words)})
+	}
 	all, err := h.store.ChannelList(ctx, &monitors.ChannelListParams{ProjectID: v.Project.ID})
 	if err != nil {
 		return nil, err

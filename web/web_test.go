@@ -1053,3 +1053,56 @@ func TestChannelFormAlerting(t *testing.T) {
 		require.Zero(t, got.GroupSeconds)
 	})
 }
+
+// TestMonitorFormRunRules: the run rules are off on a new monitor, set
+// from the form, said in words on the monitor page, and their mistakes
+// shown by their fields.
+func TestMonitorFormRunRules(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	c := b.signIn(t, "ada@example.com", b.project.ID)
+	blank := c.get("/monitors/new").body
+	require.Contains(t, blank, `<input id="m-minrt" name="min_runtime" value=""`)
+	require.Contains(t, blank, `<option value="ignore" selected>ignore</option>`)
+	form := url.Values{"name": {"Nightly backup"}, "schedule_kind": {"cron"}, "expr": {"0 2 * * *"}, "tz": {"Europe/Berlin"},
+		"grace": {"10m"}, "max_runtime": {"2h"}, "alert_on_failure": {"final"}, "overlap": {"alert"},
+		"failure_threshold": {"1"}, "recovery_threshold": {"1"},
+		"min_runtime": {"1m"}, "early": {"5m"}, "too_often": {"alert"}}
+	r := c.postForm("/monitors", form)
+	require.Equal(t, http.StatusSeeOther, r.status, r.body)
+	m, err := b.store.MonitorGetBySlug(ctx, b.project.ID, "nightly-backup")
+	require.NoError(t, err)
+	require.EqualValues(t, 60, m.MinRuntimeSeconds)
+	require.EqualValues(t, 300, m.EarlySeconds)
+	require.Equal(t, monitors.TooOftenAlert, m.TooOften)
+
+	page := c.get(r.location).body
+	require.Contains(t, page, "A success in less than 1 minute opens a too_fast incident")
+	require.Contains(t, page, "A run that starts more than 5 minutes before its occurrence opens an early incident")
+	require.Contains(t, page, "A second success for one occurrence opens a too_often incident")
+	edit := c.get("/monitors/" + m.ID + "/edit").body
+	require.Contains(t, edit, `name="min_runtime" value="1m"`)
+	require.Contains(t, edit, `<option value="alert" selected>alert</option>`)
+
+	// Mistakes, by their fields; nothing is stored.
+	bad := url.Values{}
+	for k, v := range form {
+		bad[k] = v
+	}
+	bad.Set("name", "Other")
+	bad.Set("schedule_kind", "interval")
+	bad.Set("every", "1h")
+	r = c.postForm("/monitors", bad)
+	require.Equal(t, http.StatusUnprocessableEntity, r.status)
+	require.Contains(t, r.body, "Early: is for cron and oncalendar schedules only")
+	require.Contains(t, r.body, `id="m-early-err"`)
+	bad.Set("early", "")
+	bad.Set("min_runtime", "3h")
+	r = c.postForm("/monitors", bad)
+	require.Equal(t, http.StatusUnprocessableEntity, r.status)
+	require.Contains(t, r.body, "Min runtime: 10800 must be less than the max runtime (2h")
+	list, err := b.store.MonitorList(ctx, &monitors.MonitorListParams{ProjectID: b.project.ID})
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+}

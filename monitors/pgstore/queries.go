@@ -183,8 +183,10 @@ const (
 
 	// Monitor events have no incident: their deliveries' incident_id is
 	// NULL, read as ''.
-	deliveryCols = `id, project_id, coalesce(incident_id, ''), monitor_id, channel_id, event_id, event, state, attempts,
-		created_at, next_attempt_at, finished_at`
+	// Reports have no incident, monitor or event either: their
+	// monitor_id and event_id are NULL, read as '' and 0.
+	deliveryCols = `id, project_id, coalesce(incident_id, ''), coalesce(monitor_id, ''), channel_id, coalesce(event_id, 0),
+		event, state, attempts, created_at, next_attempt_at, finished_at, coalesce(report_id, '')`
 	// qDeliveryMonitors and qDeliveryChannels read what routing needs
 	// (see plan.Route); qDeliveryPending the channels reminders skip.
 	qDeliveryMonitors = `SELECT id, project_id, channels FROM monitors WHERE id = ANY($1::text[])`
@@ -195,20 +197,23 @@ const (
 	// qDeliveryInsert inserts routed deliveries, in order, to the channels
 	// that still exist.
 	qDeliveryInsert = `INSERT INTO deliveries (project_id, incident_id, event_id, event, monitor_id, channel_id,
-			state, attempts, created_at, next_attempt_at)
-		SELECT u.project_id, nullif(u.incident_id, ''), u.event_id, u.event, u.monitor_id, u.channel_id, 'pending', 0, u.at, u.at
-		FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::timestamptz[])
-			WITH ORDINALITY AS u(project_id, incident_id, event_id, event, monitor_id, channel_id, at, n)
+			state, attempts, created_at, next_attempt_at, report_id)
+		SELECT u.project_id, nullif(u.incident_id, ''), nullif(u.event_id, 0), u.event, nullif(u.monitor_id, ''), u.channel_id,
+			'pending', 0, u.at, u.at, nullif(u.report_id, '')
+		FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::text[])
+			WITH ORDINALITY AS u(project_id, incident_id, event_id, event, monitor_id, channel_id, at, report_id, n)
 		JOIN channels c ON c.id = u.channel_id AND c.project_id = u.project_id
 		ORDER BY u.n
 		RETURNING ` + deliveryCols
 	// qDeliveryGet also finds the earliest earlier delivery of the same
 	// incident to the same channel that is still pending.
-	qDeliveryGet = `SELECT d.id, d.project_id, coalesce(d.incident_id, ''), d.monitor_id, d.channel_id, d.event_id, d.event,
-			d.state, d.attempts, d.created_at, d.next_attempt_at, d.finished_at, e.at, e.summary,
+	// A report's delivery has no event: its time is its creation's.
+	qDeliveryGet = `SELECT d.id, d.project_id, coalesce(d.incident_id, ''), coalesce(d.monitor_id, ''), d.channel_id,
+			coalesce(d.event_id, 0), d.event, d.state, d.attempts, d.created_at, d.next_attempt_at, d.finished_at,
+			coalesce(d.report_id, ''), coalesce(e.at, d.created_at), coalesce(e.summary, ''),
 			coalesce(w.id, 0), w.next_attempt_at
 		FROM deliveries d
-		JOIN incident_events e ON e.id = d.event_id
+		LEFT JOIN incident_events e ON e.id = d.event_id
 		LEFT JOIN LATERAL (SELECT p.id, p.next_attempt_at FROM deliveries p
 			WHERE p.incident_id = d.incident_id AND p.channel_id = d.channel_id AND p.event_id < d.event_id
 				AND p.state = 'pending'
@@ -224,7 +229,7 @@ const (
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
 		RETURNING ` + attemptCols
 	qDeliveryList = `SELECT d.id, d.project_id, coalesce(d.incident_id, ''), d.monitor_id, d.channel_id, d.event_id, d.event,
-			d.state, d.attempts, d.created_at, d.next_attempt_at, d.finished_at, e.at, e.summary, 0, NULL::timestamptz
+			d.state, d.attempts, d.created_at, d.next_attempt_at, d.finished_at, '', e.at, e.summary, 0, NULL::timestamptz
 		FROM deliveries d JOIN incident_events e ON e.id = d.event_id
 		WHERE d.project_id = $1 AND d.incident_id = ANY($2::text[])
 		ORDER BY d.incident_id, d.event_id, d.channel_id`
@@ -283,14 +288,14 @@ const (
 	qOutageList = `SELECT ` + outageCols + ` FROM outages WHERE ($1::bigint = 0 OR id < $1::bigint)
 		ORDER BY id DESC LIMIT $2`
 
-	channelCols    = `id, project_id, kind, name, config, is_default, created_at, updated_at, notify_late, group_seconds`
-	qChannelCreate = `INSERT INTO channels (` + channelCols + `) VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8, $9, $10)`
+	channelCols    = `id, project_id, kind, name, config, is_default, created_at, updated_at, notify_late, group_seconds, report`
+	qChannelCreate = `INSERT INTO channels (` + channelCols + `) VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8, $9, $10, $11)`
 	qChannelGet    = `SELECT ` + channelCols + ` FROM channels WHERE project_id = $1 AND id = $2`
 	qChannelList   = `SELECT ` + channelCols + ` FROM channels WHERE project_id = $1 ORDER BY name, id
 		LIMIT $2 OFFSET $3`
 	qChannelGetForUpdate = qChannelGet + ` FOR UPDATE`
 	qChannelUpdate       = `UPDATE channels SET name = $3, config = $4::jsonb, is_default = $5, updated_at = $6,
-			notify_late = $7, group_seconds = $8
+			notify_late = $7, group_seconds = $8, report = $9
 		WHERE project_id = $1 AND id = $2`
 	// qChannelUsers lists the monitors that name a channel; the channel row
 	// is locked first, so a delete and a check see the same monitors.
@@ -382,6 +387,14 @@ var queries = plan.Queries{
 	OutageInsert: qOutageInsert, OutageExtend: qOutageExtend, OutageSettle: qOutageSettle,
 	OutagePostponed: qOutagePostponed, OutageList: qOutageList,
 
+	ReportQueries: plan.ReportQueries{
+		ReportChannels: `SELECT c.id, c.project_id, c.report,
+				(SELECT max(r.period_start) FROM reports r WHERE r.channel_id = c.id AND r.period = c.report)
+			FROM channels c WHERE c.report <> '' ORDER BY c.id`,
+		ReportInsert: `INSERT INTO reports (id, project_id, channel_id, period, period_start, period_end, created_at, body)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb)`,
+		ReportGet: `SELECT body FROM reports WHERE project_id = $1 AND id = $2`,
+	},
 	ChannelCreate: qChannelCreate, ChannelGet: qChannelGet, ChannelLock: qChannelGetForUpdate, ChannelList: qChannelList,
 	ChannelUpdate: qChannelUpdate, ChannelUsers: qChannelUsers, ChannelDelete: qChannelDelete,
 

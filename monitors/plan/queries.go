@@ -44,6 +44,7 @@ type Queries struct {
 	SecretQueries
 	UptimeQueries
 	MaintenanceQueries
+	ReportQueries
 	StatusPageQueries
 }
 

@@ -109,7 +109,7 @@ func scanChannel(r Row) (*monitors.Channel, error) {
 		config []byte
 	)
 	err := r.Scan(&c.ID, &c.ProjectID, &c.Kind, &c.Name, &config, &c.IsDefault, &c.CreatedAt, &c.UpdatedAt,
-		&c.NotifyLate, &c.GroupSeconds)
+		&c.NotifyLate, &c.GroupSeconds, &c.Report)
 	c.Config = config
 	return &c, err
 }
@@ -118,7 +118,7 @@ func scanChannel(r Row) (*monitors.Channel, error) {
 func ScanDelivery(r Row, extra ...any) (*monitors.Delivery, error) {
 	var d monitors.Delivery
 	return &d, r.Scan(append([]any{&d.ID, &d.ProjectID, &d.IncidentID, &d.MonitorID, &d.ChannelID, &d.EventID,
-		&d.Event, &d.State, &d.Attempts, &d.CreatedAt, &d.NextAttemptAt, &d.FinishedAt}, extra...)...)
+		&d.Event, &d.State, &d.Attempts, &d.CreatedAt, &d.NextAttemptAt, &d.FinishedAt, &d.ReportID}, extra...)...)
 }
 
 func scanDelivery(r Row) (*monitors.Delivery, error) { return ScanDelivery(r) }

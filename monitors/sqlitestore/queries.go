@@ -177,8 +177,10 @@ const (
 
 	// Monitor events have no incident: their deliveries' incident_id is
 	// NULL, read as ''.
-	deliveryCols = `id, project_id, coalesce(incident_id, ''), monitor_id, channel_id, event_id, event, state, attempts,
-		created_at, next_attempt_at, finished_at`
+	// Reports have no incident, monitor or event either: their
+	// monitor_id and event_id are NULL, read as '' and 0.
+	deliveryCols = `id, project_id, coalesce(incident_id, ''), coalesce(monitor_id, ''), channel_id, coalesce(event_id, 0),
+		event, state, attempts, created_at, next_attempt_at, finished_at, coalesce(report_id, '')`
 	// qDeliveryMonitors and qDeliveryChannels read what routing needs
 	// (see plan.Route); qDeliveryPending the channels reminders skip.
 	qDeliveryMonitors = `SELECT id, project_id, channels FROM monitors WHERE id IN (SELECT value FROM json_each(?1))`
@@ -189,16 +191,19 @@ const (
 	// qDeliveryInsert inserts a routed delivery, if its channel still
 	// exists.
 	qDeliveryInsert = `INSERT INTO deliveries (project_id, incident_id, event_id, event, monitor_id, channel_id,
-			state, attempts, created_at, next_attempt_at)
-		SELECT ?1, nullif(?2, ''), ?3, ?4, ?5, c.id, 'pending', 0, ?7, ?7 FROM channels c WHERE c.id = ?6 AND c.project_id = ?1
+			state, attempts, created_at, next_attempt_at, report_id)
+		SELECT ?1, nullif(?2, ''), nullif(?3, 0), ?4, nullif(?5, ''), c.id, 'pending', 0, ?7, ?7, nullif(?8, '')
+		FROM channels c WHERE c.id = ?6 AND c.project_id = ?1
 		RETURNING ` + deliveryCols
 	// qDeliveryGet also finds the earliest earlier delivery of the same
 	// incident to the same channel that is still pending.
-	qDeliveryGet = `SELECT d.id, d.project_id, coalesce(d.incident_id, ''), d.monitor_id, d.channel_id, d.event_id, d.event,
-			d.state, d.attempts, d.created_at, d.next_attempt_at, d.finished_at, e.at, e.summary,
+	// A report's delivery has no event: its time is its creation's.
+	qDeliveryGet = `SELECT d.id, d.project_id, coalesce(d.incident_id, ''), coalesce(d.monitor_id, ''), d.channel_id,
+			coalesce(d.event_id, 0), d.event, d.state, d.attempts, d.created_at, d.next_attempt_at, d.finished_at,
+			coalesce(d.report_id, ''), coalesce(e.at, d.created_at), coalesce(e.summary, ''),
 			coalesce(w.id, 0), w.next_attempt_at
 		FROM deliveries d
-		JOIN incident_events e ON e.id = d.event_id
+		LEFT JOIN incident_events e ON e.id = d.event_id
 		LEFT JOIN deliveries w ON w.id = (SELECT p.id FROM deliveries p
 			WHERE p.incident_id = d.incident_id AND p.channel_id = d.channel_id AND p.event_id < d.event_id
 				AND p.state = 'pending'
@@ -216,7 +221,7 @@ const (
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		RETURNING ` + attemptCols
 	qDeliveryList = `SELECT d.id, d.project_id, coalesce(d.incident_id, ''), d.monitor_id, d.channel_id, d.event_id, d.event,
-			d.state, d.attempts, d.created_at, d.next_attempt_at, d.finished_at, e.at, e.summary, 0, NULL
+			d.state, d.attempts, d.created_at, d.next_attempt_at, d.finished_at, '', e.at, e.summary, 0, NULL
 		FROM deliveries d JOIN incident_events e ON e.id = d.event_id
 		WHERE d.project_id = ?1 AND d.incident_id IN (SELECT value FROM json_each(?2))
 		ORDER BY d.incident_id, d.event_id, d.channel_id`
@@ -252,13 +257,13 @@ const (
 	qOutagePostponed = `UPDATE outages SET monitors_postponed = monitors_postponed + ?2 WHERE started_at = ?1`
 	qOutageList      = `SELECT ` + outageCols + ` FROM outages WHERE (?1 = 0 OR id < ?1) ORDER BY id DESC LIMIT coalesce(?2, -1)`
 
-	channelCols    = `id, project_id, kind, name, config, is_default, created_at, updated_at, notify_late, group_seconds`
-	qChannelCreate = `INSERT INTO channels (` + channelCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	channelCols    = `id, project_id, kind, name, config, is_default, created_at, updated_at, notify_late, group_seconds, report`
+	qChannelCreate = `INSERT INTO channels (` + channelCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	qChannelGet    = `SELECT ` + channelCols + ` FROM channels WHERE project_id = ? AND id = ?`
 	qChannelList   = `SELECT ` + channelCols + ` FROM channels WHERE project_id = ?1 ORDER BY name, id
 		LIMIT coalesce(?2, -1) OFFSET ?3`
 	qChannelUpdate = `UPDATE channels SET name = ?3, config = ?4, is_default = ?5, updated_at = ?6,
-			notify_late = ?7, group_seconds = ?8
+			notify_late = ?7, group_seconds = ?8, report = ?9
 		WHERE project_id = ?1 AND id = ?2`
 	qChannelUsers = `SELECT slug FROM monitors WHERE project_id = ?1
 		AND EXISTS (SELECT 1 FROM json_each(channels) WHERE value = ?2) ORDER BY slug`
@@ -464,6 +469,14 @@ var queries = plan.Queries{
 	OutageInsert: qOutageInsert, OutageExtend: qOutageExtend, OutageSettle: qOutageSettle,
 	OutagePostponed: qOutagePostponed, OutageList: qOutageList,
 
+	ReportQueries: plan.ReportQueries{
+		ReportChannels: `SELECT c.id, c.project_id, c.report,
+				(SELECT max(r.period_start) FROM reports r WHERE r.channel_id = c.id AND r.period = c.report)
+			FROM channels c WHERE c.report <> '' ORDER BY c.id`,
+		ReportInsert: `INSERT INTO reports (id, project_id, channel_id, period, period_start, period_end, created_at, body)
+			VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)`,
+		ReportGet: `SELECT body FROM reports WHERE project_id = ?1 AND id = ?2`,
+	},
 	ChannelCreate: qChannelCreate, ChannelGet: qChannelGet, ChannelLock: qChannelGet, ChannelList: qChannelList,
 	ChannelUpdate: qChannelUpdate, ChannelUsers: qChannelUsers, ChannelDelete: qChannelDelete,
 

@@ -92,6 +92,7 @@ func Run(t *testing.T, newStore func(t *testing.T) monitors.Store, caps Caps) {
 	runWeb(t, newStore)
 	runLifecycle(t, newStore, caps)
 	runUptime(t, newStore)
+	runReports(t, newStore)
 	runStatusPages(t, newStore)
 	t.Run("PingRecordBatch/Durable", func(t *testing.T) {
 		t.Parallel()

@@ -220,6 +220,76 @@ func MonitorEventSamples() map[string]*notifiers.Notification {
 	return map[string]*notifiers.Notification{"undeclared": Undeclared(), "redeclared": Redeclared()}
 }
 
+// WeeklyReport is the report.weekly of project "Billing & Ops" for the
+// week of 23-29 Nov 2026: two monitors with incidents (one of them with a
+// name to escape), the slowest and most retried jobs, and one of twelve
+// monitors that never pinged (the list shows one, the total says 12).
+func WeeklyReport() *notifiers.Notification {
+	start := time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)
+	end := start.AddDate(0, 0, 7)
+	url := func(id string) string { return "https://vigil.example.com/monitors/" + id }
+	nightly := notifiers.ReportMonitor{ID: "mon_7f3a", Name: "nightly-import", Slug: "nightly-import", URL: url("mon_7f3a"),
+		CreatedAt: time.Date(2026, 1, 5, 10, 0, 0, 0, time.UTC), Occurrences: 7, OnTime: 5,
+		Incidents: []notifiers.ReportIncidents{{Kind: notifiers.IncidentMissed, Count: 1, Duration: 23*time.Hour + 55*time.Minute},
+			{Kind: notifiers.IncidentFailed, Count: 1, Duration: 24*time.Hour + 55*time.Second}},
+		Runs: 5, RunP50: 30 * time.Second, RunP95: time.Minute, Retries: 1}
+	odd := notifiers.ReportMonitor{ID: "mon_b2", Name: "<b>reports</b> & exports", Slug: "reports-exports", URL: url("mon_b2"),
+		CreatedAt: time.Date(2026, 2, 1, 9, 0, 0, 0, time.UTC), Occurrences: 2, OnTime: 1,
+		Incidents: []notifiers.ReportIncidents{{Kind: notifiers.IncidentFailed, Count: 1, Duration: 3*time.Hour + 59*time.Minute + 30*time.Second}},
+		Runs:      1, RunP50: 2 * time.Minute, RunP95: 2 * time.Minute}
+	fast := notifiers.ReportMonitor{ID: "mon_c3", Name: "cache-warm", Slug: "cache-warm", URL: url("mon_c3"),
+		CreatedAt: time.Date(2026, 2, 1, 9, 0, 0, 0, time.UTC), Occurrences: 168, OnTime: 168, Incidents: []notifiers.ReportIncidents{},
+		Runs: 168, RunP50: 420 * time.Millisecond, RunP95: 850 * time.Millisecond, Retries: 3}
+	quiet := notifiers.ReportMonitor{ID: "mon_d4", Name: "", Slug: "quarterly-close", URL: url("mon_d4"),
+		CreatedAt: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC), Incidents: []notifiers.ReportIncidents{}}
+	return &notifiers.Notification{
+		Event:      notifiers.EventReportWeekly,
+		SentAt:     end.Add(40 * time.Second),
+		EventAt:    end.Add(30 * time.Second),
+		BaseURL:    "https://vigil.example.com",
+		DeliveryID: "report-ch_1.weekly.2026-11-23.31",
+		Report: &notifiers.Report{ID: "ch_1.weekly.2026-11-23", Period: "weekly", Start: start, End: end, Zone: "UTC",
+			ProjectName: "Billing & Ops", URL: "https://vigil.example.com/", Monitors: 15, Occurrences: 177, OnTime: 174,
+			Incidents: []notifiers.ReportIncidents{{Kind: notifiers.IncidentMissed, Count: 1, Duration: 23*time.Hour + 55*time.Minute},
+				{Kind: notifiers.IncidentFailed, Count: 2, Duration: 28*time.Hour + 25*time.Second}},
+			WithIncidents: []notifiers.ReportMonitor{nightly, odd}, WithIncidentsTotal: 2,
+			Slowest:     []notifiers.ReportMonitor{odd, nightly, fast},
+			MostRetried: []notifiers.ReportMonitor{fast, nightly},
+			NeverPinged: []notifiers.ReportMonitor{quiet}, NeverPingedTotal: 12},
+	}
+}
+
+// MonthlyReport is the report.monthly of a quiet month: no incidents, no
+// runs with durations, nothing retried, every monitor pinged.
+func MonthlyReport() *notifiers.Notification {
+	start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	end := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	return &notifiers.Notification{
+		Event:      notifiers.EventReportMonthly,
+		SentAt:     end.Add(40 * time.Second),
+		EventAt:    end.Add(30 * time.Second),
+		BaseURL:    "https://vigil.example.com",
+		DeliveryID: "report-ch_2.monthly.2026-11-01.32",
+		Report: &notifiers.Report{ID: "ch_2.monthly.2026-11-01", Period: "monthly", Start: start, End: end, Zone: "UTC",
+			ProjectName: "Quiet", URL: "https://vigil.example.com/", Monitors: 1, Occurrences: 30, OnTime: 30,
+			Incidents: []notifiers.ReportIncidents{}, WithIncidents: []notifiers.ReportMonitor{},
+			Slowest: []notifiers.ReportMonitor{}, MostRetried: []notifiers.ReportMonitor{}, NeverPinged: []notifiers.ReportMonitor{}},
+	}
+}
+
+// ReportSamples returns the two reports by name ("report-weekly",
+// "report-monthly"), for the golden tests of the kinds that carry them
+// (email, Slack, webhook).
+func ReportSamples() map[string]*notifiers.Notification {
+	return map[string]*notifiers.Notification{"report-weekly": WeeklyReport(), "report-monthly": MonthlyReport()}
+}
+
+// GoldenReports is [GoldenSamples] for [ReportSamples].
+func GoldenReports(t *testing.T, send func(t *testing.T, url string, n *notifiers.Notification) error) {
+	t.Helper()
+	goldenRequests(t, ReportSamples(), send)
+}
+
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // Golden compares got with the file testdata/name of the test's package,
