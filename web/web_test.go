@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"html"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -938,6 +939,78 @@ func TestMonitorPageSourceAndRetries(t *testing.T) {
 	require.NotContains(t, body, "paused, history kept")
 	require.Contains(t, body, "<dt>Retries</dt><dd>hangfire-default: up to 10, over 4 hours 44 minutes at most</dd>")
 	require.Contains(t, body, `data-field="retry_policy"`, "the advice card")
+}
+
+// TestMonitorListETagAndPages: the list's refresh carries an ETag, an
+// unchanged list answers 304 to it, a change (a ping, or time moving a
+// relative time) answers 200 with another tag; a long list comes in pages.
+func TestMonitorListETagAndPages(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	a := b.monitor(t, b.project.ID, "alpha-backup")
+	c := b.signIn(t, "ada@example.com", b.project.ID)
+	rows := map[string]string{"HX-Request": "true", "HX-Target": "monitor-rows"}
+	conditional := func(tag string) map[string]string {
+		return map[string]string{"HX-Request": "true", "HX-Target": "monitor-rows", "If-None-Match": tag}
+	}
+
+	r := c.do(http.MethodGet, "/", nil, rows)
+	require.Equal(t, http.StatusOK, r.status)
+	tag := r.header.Get("ETag")
+	require.NotEmpty(t, tag)
+	require.Contains(t, r.body, `data-etag="`+html.EscapeString(tag)+`"`, "the rows carry their tag")
+	require.Contains(t, c.get("/").body, `data-etag="`+html.EscapeString(tag)+`"`, "the full page's rows too")
+
+	r = c.do(http.MethodGet, "/", nil, conditional(tag))
+	require.Equal(t, http.StatusNotModified, r.status)
+	require.Empty(t, r.body)
+	r = c.do(http.MethodGet, "/?q=alpha", nil, conditional(tag))
+	require.Equal(t, http.StatusOK, r.status, "another filter is another list")
+
+	res, err := b.store.PingRecordBatch(ctx, &monitors.PingRecordBatchParams{Pings: []*monitors.PingRecordParams{
+		{PingKey: a.PingKey, Ping: monitors.Ping{Kind: monitors.PingSuccess, At: b.clock.now()}}}})
+	require.NoError(t, err)
+	require.NoError(t, res[0].Err)
+	r = c.do(http.MethodGet, "/", nil, conditional(tag))
+	require.Equal(t, http.StatusOK, r.status, "a ping changed the list")
+	tag = r.header.Get("ETag")
+	require.Equal(t, http.StatusNotModified, c.do(http.MethodGet, "/", nil, conditional(tag)).status)
+	b.clock.advance(time.Minute)
+	r = c.do(http.MethodGet, "/", nil, conditional(tag))
+	require.Equal(t, http.StatusOK, r.status, "the last ping is a minute older")
+	require.Contains(t, r.body, "1 min ago")
+
+	for _, bad := range []string{"0", "-1", "two"} {
+		r := c.get("/?page=" + bad)
+		require.Equal(t, http.StatusBadRequest, r.status, bad)
+		require.Contains(t, r.body, "page must be a whole number from 1")
+	}
+
+	// 501 monitors: two pages.
+	for i := range 500 {
+		b.monitor(t, b.project.ID, fmt.Sprintf("job-%03d", i))
+	}
+	body := c.get("/").body
+	require.Equal(t, 500, strings.Count(body, `<tr class="row-`))
+	require.True(t, strings.Contains(body, `href="/?page=2"`), pager(body))
+	require.True(t, strings.Contains(body, "Monitors 1 to 500 of 501 (page 1 of 2)"), pager(body))
+	body = c.get("/?page=2").body
+	require.Equal(t, 1, strings.Count(body, `<tr class="row-`))
+	require.True(t, strings.Contains(body, `href="/?page=1"`), pager(body))
+	require.True(t, strings.Contains(body, `hx-get="/?page=2"`), "the refresh keeps the page")
+	require.True(t, strings.Contains(c.get("/?page=9").body, "(page 2 of 2)"), "past the end: the last page")
+	body = c.get("/?q=job-00").body
+	require.Equal(t, 10, strings.Count(body, `<tr class="row-`), "a filter narrows before paging")
+	require.False(t, strings.Contains(body, "page 1 of"))
+}
+
+// pager returns the list's pager from a page, for failure messages.
+func pager(body string) string {
+	if i := strings.Index(body, `<nav class="pager"`); i >= 0 {
+		return body[i:min(len(body), i+600)]
+	}
+	return "no pager"
 }
 
 // TestChannelFormAlerting: the channel form sets the late warning and the
