@@ -230,7 +230,7 @@ const (
 		WHERE channel_id = ANY($1::text[]) AND state = 'pending' AND group_at IS NOT NULL
 		GROUP BY channel_id`
 	// qGroupLock takes a transaction-level advisory lock per channel.
-	qGroupLock = `SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) WITH ORDINALITY AS u(k, n) ORDER BY n`
+	qGroupLock      = `SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) WITH ORDINALITY AS u(k, n) ORDER BY n`
 	qDeliveryLock   = `SELECT ` + deliveryCols + ` FROM deliveries WHERE project_id = $1 AND id = $2 FOR UPDATE`
 	qDeliveryUpdate = `UPDATE deliveries SET state = $2, attempts = $3, next_attempt_at = $4, finished_at = $5
 		WHERE id = $1`
