@@ -20,6 +20,12 @@ type Store interface {
 	APIKeyCreate(ctx context.Context, p *monitors.APIKeyCreateParams) (*monitors.APIKey, error)
 	APIKeyRevoke(ctx context.Context, projectID, id string, at time.Time) error
 	MonitorSync(ctx context.Context, p *monitors.MonitorSyncParams) error
+	MonitorGet(ctx context.Context, projectID, id string) (*monitors.Monitor, error)
+	StatusPageCreate(ctx context.Context, p *monitors.StatusPage) error
+	StatusPageModify(ctx context.Context, projectID, id string, fn func(p *monitors.StatusPage) error) (*monitors.StatusPage, error)
+	StatusPageDelete(ctx context.Context, projectID, id string) error
+	IncidentNoteCreate(ctx context.Context, n *monitors.IncidentNote) error
+	IncidentNoteDelete(ctx context.Context, projectID, id string) error
 }
 
 // Service makes the changes a person asks for.
@@ -173,7 +179,7 @@ func (s *Service) ChannelCreate(ctx context.Context, p *monitors.ChannelCreatePa
 		q.GroupSeconds = &g
 	}
 	c := &monitors.Channel{ProjectID: q.ProjectID, Kind: q.Kind, Name: q.Name, Config: q.Config, IsDefault: q.IsDefault,
-		NotifyLate: q.NotifyLate, GroupSeconds: *q.GroupSeconds}
+		NotifyLate: q.NotifyLate, GroupSeconds: *q.GroupSeconds, Report: q.Report}
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}

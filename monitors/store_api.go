@@ -24,8 +24,11 @@ type Channel struct {
 	// that many seconds into one incidents.grouped message; 0 sends each
 	// alone. See [ChannelGroupDefault].
 	GroupSeconds int
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	// Report is how often the channel gets a report of its project
+	// (weekly, monthly), "" for never.
+	Report    ReportPeriod
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // ChannelNameMax bounds the length of a channel's name, in bytes.
@@ -46,8 +49,21 @@ func (c *Channel) Validate() error {
 	case ChannelPages(c.Kind) && c.GroupSeconds > 0:
 		return invalid("group_seconds", "must be 0 for a %s channel: each incident is its own alert there, so that its resolve closes it", c.Kind)
 	}
+	if err := ValidateReportPeriod(c.Report); err != nil {
+		return err
+	}
+	if c.Report != ReportNone && !ChannelReports(c.Kind) {
+		return invalid("report", "%s channels take no reports: only email, slack and webhook channels do", c.Kind)
+	}
 	return nil
 }
+
+// ChannelReports reports whether channels of kind can be sent reports
+// (the report field): email, Slack and webhook. PagerDuty and Opsgenie
+// page someone for every event, so they take incidents only, as they
+// take no monitor events; Discord, Teams, Telegram and ntfy carry short
+// alerts, not a week's summary, and refuse the report field too.
+func ChannelReports(kind string) bool { return kind == "email" || kind == "slack" || kind == "webhook" }
 
 // ChannelGroupMax bounds group_seconds: the longest a first incident of a
 // group waits before it is sent.
@@ -85,6 +101,7 @@ type ChannelCreateParams struct {
 	// kind's default, [ChannelGroupDefault].
 	NotifyLate   bool
 	GroupSeconds *int
+	Report       ReportPeriod
 	Now          time.Time
 }
 
@@ -97,7 +114,7 @@ type ChannelListParams struct {
 }
 
 // ChannelModifyParams are the inputs of [Store.ChannelModify]. Fn changes
-// the channel's Name, Config, IsDefault, NotifyLate, GroupSeconds and UpdatedAt; an error from Fn
+// the channel's Name, Config, IsDefault, NotifyLate, GroupSeconds, Report and UpdatedAt; an error from Fn
 // aborts the change and is returned as is.
 type ChannelModifyParams struct {
 	ProjectID string

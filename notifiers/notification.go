@@ -62,7 +62,8 @@ func (e Event) IsMonitorEvent() bool {
 // Valid reports whether e is one of the known events.
 func (e Event) Valid() bool {
 	switch e {
-	case EventOpened, EventResolved, EventUpdated, EventReminder, EventTest, EventGrouped:
+	case EventOpened, EventResolved, EventUpdated, EventReminder, EventTest, EventGrouped,
+		EventReportWeekly, EventReportMonthly:
 		return true
 	}
 	return e.IsMonitorEvent()
@@ -78,12 +79,26 @@ const (
 	IncidentStuck    IncidentKind = "stuck"
 	IncidentDeadline IncidentKind = "deadline"
 	IncidentOverlap  IncidentKind = "overlap"
+	IncidentTooFast  IncidentKind = "too_fast"
+	IncidentEarly    IncidentKind = "early"
+	IncidentTooOften IncidentKind = "too_often"
 )
 
 // Valid reports whether k is one of the known incident kinds.
 func (k IncidentKind) Valid() bool {
 	switch k {
-	case IncidentMissed, IncidentFailed, IncidentStuck, IncidentDeadline, IncidentOverlap:
+	case IncidentMissed, IncidentFailed, IncidentStuck, IncidentDeadline, IncidentOverlap,
+		IncidentTooFast, IncidentEarly, IncidentTooOften:
+		return true
+	}
+	return false
+}
+
+// aboutRunStart reports whether incidents of kind k are about when a run
+// started (stuck, too fast, early, too often), which their facts show.
+func (k IncidentKind) aboutRunStart() bool {
+	switch k {
+	case IncidentStuck, IncidentTooFast, IncidentEarly, IncidentTooOften:
 		return true
 	}
 	return false
@@ -123,6 +138,9 @@ type Notification struct {
 	// Group are the incidents an incidents.grouped notification lists,
 	// in the order they opened; Incident and Monitor are the first's.
 	Group []GroupItem
+	// Report is set, and only, for a report event (report.weekly,
+	// report.monthly), which has no incident and no monitor.
+	Report *Report
 }
 
 // GroupItem is one incident of an incidents.grouped notification.
@@ -212,7 +230,7 @@ func (n *Notification) DedupKey() string {
 	if n.Incident.ID != "" && n.Event != EventGrouped {
 		return n.Incident.ID
 	}
-	if (n.Event.IsMonitorEvent() || n.Event == EventGrouped) && n.DeliveryID != "" {
+	if (n.Event.IsMonitorEvent() || n.Event.IsReport() || n.Event == EventGrouped) && n.DeliveryID != "" {
 		return "vigil-" + n.DeliveryID // the same for every attempt
 	}
 	return "vigil-test-" + n.Monitor.ID + "-" + strconv.FormatInt(n.SentAt.UnixNano(), 36)
@@ -262,6 +280,9 @@ func (n *Notification) Link() string {
 	if n.Event == EventGrouped && n.BaseURL != "" {
 		return n.BaseURL + "/" // the dashboard's list of monitors
 	}
+	if n.Report != nil && n.Report.URL != "" {
+		return n.Report.URL
+	}
 	if n.Monitor.URL != "" {
 		return n.Monitor.URL
 	}
@@ -299,6 +320,8 @@ func (n *Notification) Headline() string {
 		return fmt.Sprintf("STABLE %s: no longer flapping", name)
 	case EventGrouped:
 		return fmt.Sprintf("DOWN %s: %s", n.groupNames(3), n.KindWords())
+	case EventReportWeekly, EventReportMonthly:
+		return n.reportHeadline()
 	}
 	return fmt.Sprintf("DOWN %s: %s", name, n.KindWords())
 }
@@ -323,7 +346,8 @@ func (n *Notification) groupNames(max int) string {
 
 // KindWords says what happened in a few words: "missed", "failed",
 // "failed after 4 attempts", "failed (attempt 2, will be retried)",
-// "stuck for 1h 12m", "not done by its deadline", "overlapping runs";
+// "stuck for 1h 12m", "not done by its deadline", "overlapping runs",
+// "succeeded too fast, in 2s", "started early", "ran too often";
 // for a monitor event, "no longer declared" or "declared again".
 func (n *Notification) KindWords() string {
 	switch n.Event {
@@ -367,6 +391,15 @@ func (n *Notification) KindWords() string {
 		return "not done by its deadline"
 	case IncidentOverlap:
 		return "overlapping runs"
+	case IncidentTooFast:
+		if r := n.Run; r != nil && r.DurationMS != nil {
+			return "succeeded too fast, in " + FormatDuration(time.Duration(*r.DurationMS)*time.Millisecond)
+		}
+		return "succeeded too fast"
+	case IncidentEarly:
+		return "started early"
+	case IncidentTooOften:
+		return "ran too often"
 	}
 	return string(n.Incident.Kind)
 }
@@ -532,6 +565,8 @@ func (n *Notification) Summary() string {
 		return n.MonitorName() + " is flapping."
 	case EventMonitorStable:
 		return n.MonitorName() + " is stable again."
+	case EventReportWeekly, EventReportMonthly:
+		return n.reportSummary()
 	}
 	return fmt.Sprintf("%s: incident (%s).", n.MonitorName(), n.Incident.Kind)
 }
@@ -579,7 +614,7 @@ func (n *Notification) Tone() Tone {
 		return ToneUp
 	case n.Event == EventTest:
 		return ToneTest
-	case n.Event.IsMonitorEvent():
+	case n.Event.IsMonitorEvent(), n.Event.IsReport():
 		return ToneNotice
 	}
 	return ToneUpdate
@@ -660,7 +695,7 @@ func (n *Notification) Facts() []Fact {
 	if d := n.duration(); d != "" {
 		add("Duration", d)
 	}
-	if n.Incident.Kind == IncidentStuck && n.Run != nil && n.Run.StartedAt != nil {
+	if n.Incident.Kind.aboutRunStart() && n.Run != nil && n.Run.StartedAt != nil {
 		add("Started", n.FormatZoned(*n.Run.StartedAt))
 	}
 	if !n.Incident.OpenedAt.IsZero() {
@@ -736,12 +771,15 @@ func (n *Notification) duration() string {
 func (n *Notification) Validate() error {
 	var errs []error
 	if !n.Event.Valid() {
-		errs = append(errs, fmt.Errorf("event %q is not one of incident.opened, incident.resolved, incident.updated, incident.reminder, incidents.grouped, monitor.undeclared, monitor.redeclared, monitor.late, monitor.flapping, monitor.stable, test", n.Event))
+		errs = append(errs, fmt.Errorf("event %q is not one of incident.opened, incident.resolved, incident.updated, incident.reminder, incidents.grouped, monitor.undeclared, monitor.redeclared, monitor.late, monitor.flapping, monitor.stable, report.weekly, report.monthly, test", n.Event))
 	}
 	if n.Event == EventGrouped && len(n.Group) == 0 {
 		errs = append(errs, errors.New("incidents.grouped lists no incident"))
 	}
-	if n.Event != EventTest && !n.Event.IsMonitorEvent() {
+	if n.Event.IsReport() && n.Report == nil {
+		errs = append(errs, errors.New("report event has no report"))
+	}
+	if n.Event != EventTest && !n.Event.IsMonitorEvent() && !n.Event.IsReport() {
 		if n.Incident.ID == "" {
 			errs = append(errs, errors.New("incident id is empty"))
 		}

@@ -313,6 +313,14 @@ type incidentView struct {
 	// Deliveries are the attempts to notify, by channel; nil when the
 	// server lists none.
 	Deliveries []deliveryGroup
+	// Notes are what people attached for the status pages, oldest first.
+	Notes []noteView
+}
+
+type noteView struct {
+	ID   string
+	Body string
+	At   *When
 }
 
 type deliveryGroup struct {
@@ -391,12 +399,23 @@ func (h *Handler) monitorPageData(ctx context.Context, v *viewer, m *monitors.Mo
 	if err != nil {
 		return nil, err
 	}
+	ids := make([]string, len(incidents))
+	for i, inc := range incidents {
+		ids[i] = inc.ID
+	}
+	notes, err := h.store.IncidentNoteList(ctx, v.Project.ID, ids)
+	if err != nil {
+		return nil, err
+	}
 	for _, inc := range incidents {
 		iv, err := h.incidentView(ctx, v, inc)
 		if err != nil {
 			return nil, err
 		}
 		iv.Deliveries = deliveries[inc.ID]
+		for _, n := range notes[inc.ID] {
+			iv.Notes = append(iv.Notes, noteView{ID: n.ID, Body: n.Body, At: v.when(n.CreatedAt)})
+		}
 		d.Incidents = append(d.Incidents, iv)
 		if inc.ResolvedAt == nil {
 			d.Open = append(d.Open, iv)

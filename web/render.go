@@ -29,6 +29,10 @@ var pageNames = []string{
 	"setup", "setupneeded", "login", "error", "noproject",
 	"monitors", "monitor", "monitor_form", "preview",
 	"channels", "channel_form", "keys", "settings", "account", "maintenance",
+	"statuspages", "statuspage_form",
+	// statuspage is a whole document of its own, not inside the layout:
+	// the public status page (statuspage.go).
+	"statuspage",
 }
 
 // pages holds the parsed templates and the versions of the static files.

@@ -13,6 +13,7 @@ import (
 type Store interface {
 	manage.Store
 	monitors.MaintenanceStore
+	monitors.StatusPageStore
 	APIKeyCreate(ctx context.Context, p *monitors.APIKeyCreateParams) (*monitors.APIKey, error)
 	APIKeyList(ctx context.Context, projectID string) ([]*monitors.APIKey, error)
 	APIKeyRevoke(ctx context.Context, projectID, id string, at time.Time) error
@@ -20,6 +21,7 @@ type Store interface {
 	ChannelGet(ctx context.Context, projectID, id string) (*monitors.Channel, error)
 	ChannelList(ctx context.Context, p *monitors.ChannelListParams) ([]*monitors.Channel, error)
 	IncidentEventList(ctx context.Context, p *monitors.IncidentEventListParams) ([]*monitors.IncidentEvent, error)
+	IncidentGet(ctx context.Context, projectID, id string) (*monitors.Incident, error)
 	IncidentList(ctx context.Context, p *monitors.IncidentListParams) ([]*monitors.Incident, error)
 	MonitorGet(ctx context.Context, projectID, id string) (*monitors.Monitor, error)
 	MonitorList(ctx context.Context, p *monitors.MonitorListParams) ([]*monitors.Monitor, error)

@@ -31,15 +31,16 @@ const (
 	monitorCols = `id, project_id, name, slug, tags, schedule_kind, schedule_expr, schedule_tz, every_seconds,
 		grace_seconds, max_runtime_seconds, deadline_seconds, alert_on_failure, failure_threshold,
 		recovery_threshold, overlap, channels, paused, source, discovered, retry_policy, ping_key,
-		created_at, updated_at, state, next_deadline, schedule_dialect, notify_output, description`
+		created_at, updated_at, state, next_deadline, schedule_dialect, notify_output, description,
+		min_runtime_seconds, early_seconds, too_often`
 
 	qMonitorInsert = `INSERT INTO monitors (id, project_id, name, slug, tags, schedule_kind, schedule_expr,
 		schedule_tz, every_seconds, grace_seconds, max_runtime_seconds, deadline_seconds, alert_on_failure,
 		failure_threshold, recovery_threshold, overlap, channels, paused, source, discovered, retry_policy,
 		ping_key, created_at, updated_at, status, state, last_ping_at, next_expected_at, next_deadline,
-		schedule_dialect, notify_output, description)
+		schedule_dialect, notify_output, description, min_runtime_seconds, early_seconds, too_often)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20,
-		$21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32)`
+		$21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, $35)`
 	// qMonitorUpdate writes a monitor's whole row but its ID and project
 	// (MonitorModify). It takes qMonitorInsert's arguments.
 	qMonitorUpdate = `UPDATE monitors SET name = $3, slug = $4, tags = $5, schedule_kind = $6,
@@ -48,7 +49,7 @@ const (
 		recovery_threshold = $15, overlap = $16, channels = $17, paused = $18, source = $19,
 		discovered = $20, retry_policy = $21, ping_key = $22, created_at = $23, updated_at = $24, status = $25, state = $26,
 		last_ping_at = $27, next_expected_at = $28, next_deadline = $29, schedule_dialect = $30, notify_output = $31,
-		description = $32
+		description = $32, min_runtime_seconds = $33, early_seconds = $34, too_often = $35
 		WHERE id = $1 AND project_id = $2`
 	// qMonitorUpdateState writes the evaluated state of many monitors in one
 	// statement (PingRecordBatch, MonitorEvaluateDue).
@@ -182,8 +183,11 @@ const (
 
 	// Monitor events have no incident: their deliveries' incident_id is
 	// NULL, read as ''.
-	deliveryCols = `id, project_id, coalesce(incident_id, ''), monitor_id, channel_id, event_id, event, state, attempts,
-		created_at, next_attempt_at, finished_at, group_at`
+	// Reports have no incident, monitor or event either: their
+	// monitor_id and event_id are NULL, read as '' and 0.
+	deliveryCols = `id, project_id, coalesce(incident_id, ''), coalesce(monitor_id, ''), channel_id, coalesce(event_id, 0),
+		event, state, attempts, created_at, next_attempt_at, finished_at, coalesce(report_id, ''),
+		group_at`
 	// qDeliveryMonitors and qDeliveryChannels read what routing needs
 	// (see plan.Route); qDeliveryPending the channels reminders skip.
 	qDeliveryMonitors = `SELECT id, project_id, channels FROM monitors WHERE id = ANY($1::text[])`
@@ -194,23 +198,25 @@ const (
 	// qDeliveryInsert inserts routed deliveries, in order, to the channels
 	// that still exist.
 	qDeliveryInsert = `INSERT INTO deliveries (project_id, incident_id, event_id, event, monitor_id, channel_id,
-			state, attempts, created_at, next_attempt_at, group_at)
-		SELECT u.project_id, nullif(u.incident_id, ''), u.event_id, u.event, u.monitor_id, u.channel_id, 'pending', 0, u.at, u.at,
-			u.group_at
-		FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::timestamptz[])
-			WITH ORDINALITY AS u(project_id, incident_id, event_id, event, monitor_id, channel_id, at, group_at, n)
+			state, attempts, created_at, next_attempt_at, report_id, group_at)
+		SELECT u.project_id, nullif(u.incident_id, ''), nullif(u.event_id, 0), u.event, nullif(u.monitor_id, ''), u.channel_id,
+			'pending', 0, u.at, u.at, nullif(u.report_id, ''), u.group_at
+		FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::text[],
+				$9::timestamptz[])
+			WITH ORDINALITY AS u(project_id, incident_id, event_id, event, monitor_id, channel_id, at, report_id, group_at, n)
 		JOIN channels c ON c.id = u.channel_id AND c.project_id = u.project_id
 		ORDER BY u.n
 		RETURNING ` + deliveryCols
 	// qDeliveryGet also finds the earliest earlier delivery of the same
 	// incident to the same channel that is still pending, or, for a
 	// member of a group, the group's lowest pending delivery, which sends
-	// it.
-	qDeliveryGet = `SELECT d.id, d.project_id, coalesce(d.incident_id, ''), d.monitor_id, d.channel_id, d.event_id, d.event,
-			d.state, d.attempts, d.created_at, d.next_attempt_at, d.finished_at, d.group_at, e.at, e.summary,
+	// it. A report's delivery has no event: its time is its creation's.
+	qDeliveryGet = `SELECT d.id, d.project_id, coalesce(d.incident_id, ''), coalesce(d.monitor_id, ''), d.channel_id,
+			coalesce(d.event_id, 0), d.event, d.state, d.attempts, d.created_at, d.next_attempt_at, d.finished_at,
+			coalesce(d.report_id, ''), d.group_at, coalesce(e.at, d.created_at), coalesce(e.summary, ''),
 			coalesce(w.id, g.id, 0), coalesce(w.next_attempt_at, g.next_attempt_at)
 		FROM deliveries d
-		JOIN incident_events e ON e.id = d.event_id
+		LEFT JOIN incident_events e ON e.id = d.event_id
 		LEFT JOIN LATERAL (SELECT p.id, p.next_attempt_at FROM deliveries p
 			WHERE p.incident_id = d.incident_id AND p.channel_id = d.channel_id AND p.event_id < d.event_id
 				AND p.state = 'pending'
@@ -221,7 +227,7 @@ const (
 			ORDER BY p.id LIMIT 1) g ON true
 		WHERE d.project_id = $1 AND d.id = $2`
 	qDeliveryGroup = `SELECT d.id, d.project_id, coalesce(d.incident_id, ''), d.monitor_id, d.channel_id, d.event_id, d.event,
-			d.state, d.attempts, d.created_at, d.next_attempt_at, d.finished_at, d.group_at, e.at, e.summary,
+			d.state, d.attempts, d.created_at, d.next_attempt_at, d.finished_at, '', d.group_at, e.at, e.summary,
 			0, NULL::timestamptz
 		FROM deliveries d JOIN incident_events e ON e.id = d.event_id
 		WHERE d.project_id = $1 AND d.channel_id = $2 AND d.group_at = $3 AND d.state = 'pending'
@@ -241,7 +247,7 @@ const (
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
 		RETURNING ` + attemptCols
 	qDeliveryList = `SELECT d.id, d.project_id, coalesce(d.incident_id, ''), d.monitor_id, d.channel_id, d.event_id, d.event,
-			d.state, d.attempts, d.created_at, d.next_attempt_at, d.finished_at, d.group_at, e.at, e.summary, 0, NULL::timestamptz
+			d.state, d.attempts, d.created_at, d.next_attempt_at, d.finished_at, '', d.group_at, e.at, e.summary, 0, NULL::timestamptz
 		FROM deliveries d JOIN incident_events e ON e.id = d.event_id
 		WHERE d.project_id = $1 AND d.incident_id = ANY($2::text[])
 		ORDER BY d.incident_id, d.event_id, d.channel_id`
@@ -300,14 +306,14 @@ const (
 	qOutageList = `SELECT ` + outageCols + ` FROM outages WHERE ($1::bigint = 0 OR id < $1::bigint)
 		ORDER BY id DESC LIMIT $2`
 
-	channelCols    = `id, project_id, kind, name, config, is_default, created_at, updated_at, notify_late, group_seconds`
-	qChannelCreate = `INSERT INTO channels (` + channelCols + `) VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8, $9, $10)`
+	channelCols    = `id, project_id, kind, name, config, is_default, created_at, updated_at, notify_late, group_seconds, report`
+	qChannelCreate = `INSERT INTO channels (` + channelCols + `) VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8, $9, $10, $11)`
 	qChannelGet    = `SELECT ` + channelCols + ` FROM channels WHERE project_id = $1 AND id = $2`
 	qChannelList   = `SELECT ` + channelCols + ` FROM channels WHERE project_id = $1 ORDER BY name, id
 		LIMIT $2 OFFSET $3`
 	qChannelGetForUpdate = qChannelGet + ` FOR UPDATE`
 	qChannelUpdate       = `UPDATE channels SET name = $3, config = $4::jsonb, is_default = $5, updated_at = $6,
-			notify_late = $7, group_seconds = $8
+			notify_late = $7, group_seconds = $8, report = $9
 		WHERE project_id = $1 AND id = $2`
 	// qChannelUsers lists the monitors that name a channel; the channel row
 	// is locked first, so a delete and a check see the same monitors.
@@ -390,6 +396,14 @@ var queries = plan.Queries{
 	OutageInsert: qOutageInsert, OutageExtend: qOutageExtend, OutageSettle: qOutageSettle,
 	OutagePostponed: qOutagePostponed, OutageList: qOutageList,
 
+	ReportQueries: plan.ReportQueries{
+		ReportChannels: `SELECT c.id, c.project_id, c.report,
+				(SELECT max(r.period_start) FROM reports r WHERE r.channel_id = c.id AND r.period = c.report)
+			FROM channels c WHERE c.report <> '' ORDER BY c.id`,
+		ReportInsert: `INSERT INTO reports (id, project_id, channel_id, period, period_start, period_end, created_at, body)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb)`,
+		ReportGet: `SELECT body FROM reports WHERE project_id = $1 AND id = $2`,
+	},
 	ChannelCreate: qChannelCreate, ChannelGet: qChannelGet, ChannelLock: qChannelGetForUpdate, ChannelList: qChannelList,
 	ChannelUpdate: qChannelUpdate, ChannelUsers: qChannelUsers, ChannelDelete: qChannelDelete,
 	LateChannels: qLateChannels,
@@ -407,6 +421,7 @@ var queries = plan.Queries{
 	SecretQueries:      secretQueries,
 	UptimeQueries:      uptimeQueries,
 	MaintenanceQueries: maintenanceQueries,
+	StatusPageQueries:  statusPageQueries,
 }
 
 // maintenanceQueries are the statements of maintenance windows, each kept
@@ -418,4 +433,20 @@ var maintenanceQueries = plan.MaintenanceQueries{
 	MaintenanceList:   `SELECT doc FROM maintenance_windows WHERE project_id = $1 ORDER BY id`,
 	MaintenanceUpdate: `UPDATE maintenance_windows SET doc = $3 WHERE project_id = $1 AND id = $2`,
 	MaintenanceDelete: `DELETE FROM maintenance_windows WHERE project_id = $1 AND id = $2`,
+}
+
+// statusPageQueries are the statements of status pages and incident notes,
+// each kept whole as a JSON document.
+var statusPageQueries = plan.StatusPageQueries{
+	StatusPageInsert:    `INSERT INTO status_pages (id, project_id, slug, doc) VALUES ($1, $2, $3, $4)`,
+	StatusPageGet:       `SELECT doc FROM status_pages WHERE project_id = $1 AND id = $2`,
+	StatusPageLock:      `SELECT doc FROM status_pages WHERE project_id = $1 AND id = $2 FOR UPDATE`,
+	StatusPageGetBySlug: `SELECT doc FROM status_pages WHERE slug = $1`,
+	StatusPageList:      `SELECT doc FROM status_pages WHERE project_id = $1 ORDER BY slug`,
+	StatusPageUpdate:    `UPDATE status_pages SET slug = $3, doc = $4 WHERE project_id = $1 AND id = $2`,
+	StatusPageDelete:    `DELETE FROM status_pages WHERE project_id = $1 AND id = $2`,
+	NoteInsert:          `INSERT INTO incident_notes (id, project_id, incident_id, doc) VALUES ($1, $2, $3, $4)`,
+	NoteCount:           `SELECT count(*) FROM incident_notes WHERE incident_id = $1`,
+	NoteList:            `SELECT doc FROM incident_notes WHERE project_id = $1 AND incident_id = ANY($2::text[])`,
+	NoteDelete:          `DELETE FROM incident_notes WHERE project_id = $1 AND id = $2`,
 }

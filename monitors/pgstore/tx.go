@@ -213,12 +213,12 @@ func (t txn) GroupLock(ctx context.Context, channelIDs []string) error {
 func (t txn) DeliveryInsert(ctx context.Context, ds []*monitors.Delivery) ([]*monitors.Delivery, error) {
 	n := len(ds)
 	projects, incidents, monitorIDs, channels, kinds := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-	events, ats, groups := make([]int64, n), make([]time.Time, n), make([]*time.Time, n)
+	events, ats, reports, groups := make([]int64, n), make([]time.Time, n), make([]string, n), make([]*time.Time, n)
 	for i, d := range ds {
 		projects[i], incidents[i], monitorIDs[i], channels[i], kinds[i] = d.ProjectID, d.IncidentID, d.MonitorID, d.ChannelID, string(d.Event)
-		events[i], ats[i], groups[i] = d.EventID, d.EventAt.UTC(), d.GroupAt
+		events[i], ats[i], reports[i], groups[i] = d.EventID, d.EventAt.UTC(), d.ReportID, d.GroupAt
 	}
-	rows, err := t.tx.Query(ctx, qDeliveryInsert, projects, incidents, events, kinds, monitorIDs, channels, ats, groups)
+	rows, err := t.tx.Query(ctx, qDeliveryInsert, projects, incidents, events, kinds, monitorIDs, channels, ats, reports, groups)
 	if err != nil {
 		return nil, interpret(err)
 	}

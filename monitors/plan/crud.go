@@ -286,7 +286,7 @@ func (s *Scripts) ChannelCreate(ctx context.Context, p *monitors.ChannelCreatePa
 		group = *p.GroupSeconds
 	}
 	if _, err := s.w().Exec(ctx, s.Q.ChannelCreate, p.ID, p.ProjectID, p.Kind, p.Name, config,
-		p.IsDefault, now, now, p.NotifyLate, group); err != nil {
+		p.IsDefault, now, now, p.NotifyLate, group, string(p.Report)); err != nil {
 		return nil, fmt.Errorf("create channel: %w", err)
 	}
 	return s.ChannelGet(ctx, p.ProjectID, p.ID)

@@ -29,7 +29,7 @@ func MonitorArgs(m *monitors.Monitor) ([]any, error) {
 		nonNil(m.Channels), m.Paused, m.Source, m.Discovered, retry, m.PingKey,
 		m.CreatedAt.UTC(), m.UpdatedAt.UTC(), string(m.State.Status), state, TimeOrNil(m.State.LastPingAt),
 		TimeOrNil(m.State.Expected), CeilMicro(m.NextDeadlineAt), string(m.Schedule.Dialect), !m.HideOutput,
-		m.Description,
+		m.Description, m.MinRuntimeSeconds, m.EarlySeconds, string(m.TooOften),
 	}, nil
 }
 
@@ -44,7 +44,7 @@ func ScanMonitor(r Row, extra ...any) (*monitors.Monitor, error) {
 		&m.Schedule.TZ, &m.Schedule.EverySeconds, &m.GraceSeconds, &m.MaxRuntimeSeconds, &m.DeadlineSeconds,
 		&m.AlertOnFailure, &m.FailureThreshold, &m.RecoveryThreshold, &m.Overlap, &m.Channels, &m.Paused,
 		&m.Source, &m.Discovered, &retry, &m.PingKey, &m.CreatedAt, &m.UpdatedAt, &state, &m.NextDeadlineAt,
-		&m.Schedule.Dialect, &notifyOutput, &m.Description}, extra...)...)
+		&m.Schedule.Dialect, &notifyOutput, &m.Description, &m.MinRuntimeSeconds, &m.EarlySeconds, &m.TooOften}, extra...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +101,7 @@ func scanChannel(r Row) (*monitors.Channel, error) {
 		config []byte
 	)
 	err := r.Scan(&c.ID, &c.ProjectID, &c.Kind, &c.Name, &config, &c.IsDefault, &c.CreatedAt, &c.UpdatedAt,
-		&c.NotifyLate, &c.GroupSeconds)
+		&c.NotifyLate, &c.GroupSeconds, &c.Report)
 	c.Config = config
 	return &c, err
 }
@@ -110,7 +110,7 @@ func scanChannel(r Row) (*monitors.Channel, error) {
 func ScanDelivery(r Row, extra ...any) (*monitors.Delivery, error) {
 	var d monitors.Delivery
 	return &d, r.Scan(append([]any{&d.ID, &d.ProjectID, &d.IncidentID, &d.MonitorID, &d.ChannelID, &d.EventID,
-		&d.Event, &d.State, &d.Attempts, &d.CreatedAt, &d.NextAttemptAt, &d.FinishedAt, &d.GroupAt}, extra...)...)
+		&d.Event, &d.State, &d.Attempts, &d.CreatedAt, &d.NextAttemptAt, &d.FinishedAt, &d.ReportID, &d.GroupAt}, extra...)...)
 }
 
 func scanDelivery(r Row) (*monitors.Delivery, error) { return ScanDelivery(r) }

@@ -586,7 +586,7 @@ func (s *Scripts) ChannelModify(ctx context.Context, p *monitors.ChannelModifyPa
 			return err
 		}
 		if _, err := tx.Exec(ctx, s.Q.ChannelUpdate, c.ProjectID, c.ID, c.Name, config, c.IsDefault, c.UpdatedAt,
-			c.NotifyLate, c.GroupSeconds); err != nil {
+			c.NotifyLate, c.GroupSeconds, string(c.Report)); err != nil {
 			return fmt.Errorf("modify channel %s: %w", p.ID, err)
 		}
 		return nil

@@ -173,6 +173,9 @@ func (o *Notifier) Notify(ctx context.Context, n *notifiers.Notification) error 
 	if n.Event == notifiers.EventGrouped {
 		return notifiers.Permanent(fmt.Errorf("%s is not sent to Opsgenie, which pages: each incident is its own alert there", n.Event))
 	}
+	if n.Event.IsReport() {
+		return notifiers.Permanent(fmt.Errorf("%s is not sent to Opsgenie, which pages: a report is a summary, not an alert", n.Event))
+	}
 	ctx, cancel := notifiers.AttemptContext(ctx, o.opts.Timeout)
 	defer cancel()
 
