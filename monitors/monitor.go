@@ -488,6 +488,13 @@ type Run struct {
 	Stuck      bool
 }
 
+// RunBrief is what the monitor list draws of a run (its sparkline): the
+// outcome, empty while open, and the duration once known.
+type RunBrief struct {
+	Outcome    RunOutcome
+	DurationMS *int64
+}
+
 // IncidentKind names the condition an incident reports.
 type IncidentKind string
 

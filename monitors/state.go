@@ -3,6 +3,7 @@ package monitors
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 )
@@ -122,6 +123,25 @@ func (s *State) NextRetry() *RetryWait {
 		}
 	}
 	return next
+}
+
+// Clone returns a copy of s that shares no memory with it: changing one
+// does not change the other.
+func (s State) Clone() State {
+	s.DeadlineDone = slices.Clone(s.DeadlineDone)
+	s.Retries = slices.Clone(s.Retries)
+	s.Runs = slices.Clone(s.Runs)
+	s.Ran = slices.Clone(s.Ran)
+	s.Open = maps.Clone(s.Open)
+	if s.Missed != nil {
+		m := *s.Missed
+		s.Missed = &m
+	}
+	if s.Hold != nil {
+		h := *s.Hold
+		s.Hold = &h
+	}
+	return s
 }
 
 // UTC returns a copy of s with every instant in UTC, as stores write it.

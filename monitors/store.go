@@ -206,6 +206,10 @@ type Store interface {
 	// p.MonitorIDs in the project, newest first, by monitor ID. Monitors
 	// without runs have no entry.
 	RunListRecent(ctx context.Context, p *RunListRecentParams) (map[string][]*Run, error)
+	// RunBriefList is RunListRecent with only what the monitor list draws
+	// of each run (its outcome and duration), read in one small row per
+	// monitor.
+	RunBriefList(ctx context.Context, p *RunListRecentParams) (map[string][]RunBrief, error)
 
 	// == lifecycle ==
 

@@ -106,6 +106,8 @@ type Handler struct {
 	setup        *setupToken
 	// adviser gives each monitor's advice, as the API's.
 	adviser monitors.Adviser
+	// rowCache keeps the monitor list's rendered rows.
+	rowCache *rowCache
 	// statusCache holds the built public status pages.
 	statusCache *statusCache
 }
@@ -124,17 +126,22 @@ func New(cfg Config) (*Handler, error) {
 	if err != nil {
 		return nil, err
 	}
+	rows, err := newRowCache()
+	if err != nil {
+		return nil, err
+	}
 	h := &Handler{
-		store:   cfg.Store,
-		baseURL: strings.TrimRight(cfg.BaseURL, "/"),
-		secure:  u.Scheme == "https",
-		log:     cfg.Logger,
-		now:     cfg.NowFunc,
-		refresh: cfg.RefreshInterval,
-		tester:  cfg.ChannelTester,
-		deliv:   cfg.Deliveries,
-		pages:   pg,
-		origin:  http.NewCrossOriginProtection(),
+		store:    cfg.Store,
+		baseURL:  strings.TrimRight(cfg.BaseURL, "/"),
+		secure:   u.Scheme == "https",
+		log:      cfg.Logger,
+		now:      cfg.NowFunc,
+		refresh:  cfg.RefreshInterval,
+		tester:   cfg.ChannelTester,
+		deliv:    cfg.Deliveries,
+		pages:    pg,
+		origin:   http.NewCrossOriginProtection(),
+		rowCache: rows,
 
 		statusCache: newStatusCache(cfg.StatusPageTTL),
 	}

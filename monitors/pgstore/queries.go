@@ -350,6 +350,16 @@ const (
 			SELECT * FROM runs WHERE runs.monitor_id = m.id ORDER BY seq DESC LIMIT $3) r
 		WHERE m.project_id = $1 AND m.id = ANY($2::text[])
 		ORDER BY r.monitor_id, r.seq DESC`
+	// qRunBriefList reads the same runs as qRunListRecent, only their
+	// outcome and duration, as one text per monitor. The IDs are joined,
+	// not matched with ANY, which would compare each monitor of the
+	// project with every ID.
+	qRunBriefList = `SELECT m.id, b.runs
+		FROM unnest($2::text[]) AS ids (id) JOIN monitors m ON m.id = ids.id
+		CROSS JOIN LATERAL (
+			SELECT string_agg(r.outcome || ':' || coalesce(r.duration_ms::text, ''), ',' ORDER BY r.seq DESC) AS runs
+			FROM (SELECT seq, outcome, duration_ms FROM runs WHERE runs.monitor_id = m.id ORDER BY seq DESC LIMIT $3) r) b
+		WHERE m.project_id = $1 AND b.runs IS NOT NULL`
 )
 
 // queries are the statements the planning layer runs itself.
@@ -367,7 +377,7 @@ var queries = plan.Queries{
 	MonitorPersonFields: qMonitorPersonFields, PersonFieldsGet: qMonitorPersonFieldsGet,
 	PersonFieldsSet: qMonitorPersonFieldsSet, SourceMonitors: qMonitorSyncLock,
 
-	PingList: qPingList, RunList: qRunList, RunListRecent: qRunListRecent, PingPruneCutoffs: qPingPruneCutoffs,
+	PingList: qPingList, RunList: qRunList, RunListRecent: qRunListRecent, RunBriefList: qRunBriefList, PingPruneCutoffs: qPingPruneCutoffs,
 	PingPrune: qPingPrune, RunPrune: qRunPrune, PingCountByMonitor: qPingCountByMonitor,
 
 	IncidentGet: qIncidentGet, IncidentList: qIncidentList, IncidentExists: qIncidentExists,

@@ -15,6 +15,11 @@ type Queries struct {
 	MonitorPersonFields, PersonFieldsGet, PersonFieldsSet, SourceMonitors                        string
 
 	PingList, RunList, RunListRecent, PingPruneCutoffs, PingPrune, RunPrune string
+	// RunBriefList reads, for the monitors of project $1 with the IDs $2,
+	// the newest $3 runs of each as one text per monitor: rows
+	// (monitor_id, "outcome:duration_ms,..." newest first, the duration
+	// empty while unknown); monitors without runs have no row.
+	RunBriefList string
 	// PingCountByMonitor counts the pings kept of the monitors of project $1
 	// with the IDs $2, by monitor: rows (monitor_id, count).
 	PingCountByMonitor string

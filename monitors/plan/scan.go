@@ -35,6 +35,10 @@ func MonitorArgs(m *monitors.Monitor) ([]any, error) {
 
 // ScanMonitor reads a monitor's columns, then extra ones.
 func ScanMonitor(r Row, extra ...any) (*monitors.Monitor, error) {
+	return scanMonitorWith(r, DecodeMonitorJSON, extra...)
+}
+
+func scanMonitorWith(r Row, decode func(m *monitors.Monitor, state, retry []byte) error, extra ...any) (*monitors.Monitor, error) {
 	var (
 		m            monitors.Monitor
 		retry, state []byte
@@ -49,11 +53,15 @@ func ScanMonitor(r Row, extra ...any) (*monitors.Monitor, error) {
 		return nil, err
 	}
 	m.HideOutput = !notifyOutput
-	return &m, DecodeMonitorJSON(&m, state, retry)
+	return &m, decode(&m, state, retry)
 }
 
 // ScanMonitorRow reads a monitor's columns.
 func ScanMonitorRow(r Row) (*monitors.Monitor, error) { return ScanMonitor(r) }
+
+// scanListedMonitor reads a monitor's columns as ScanMonitor does, its
+// state and retry policy decoded through the list cache (decodeListed).
+func scanListedMonitor(r Row) (*monitors.Monitor, error) { return scanMonitorWith(r, decodeListed) }
 
 func scanProject(r Row) (*monitors.Project, error) {
 	var pr monitors.Project

@@ -314,6 +314,14 @@ const (
 			(SELECT r2.seq FROM runs r2 WHERE r2.monitor_id = m.id ORDER BY r2.seq DESC LIMIT 1 OFFSET ?3), -1)
 		WHERE m.project_id = ?1 AND m.id IN (SELECT value FROM json_each(?2))
 		ORDER BY r.monitor_id, r.seq DESC`
+	// qRunBriefList reads the same runs as qRunListRecent, only their
+	// outcome and duration, as one text per monitor.
+	qRunBriefList = `SELECT id, runs FROM (
+			SELECT m.id, (SELECT group_concat(r.outcome || ':' || coalesce(r.duration_ms, ''), ',' ORDER BY r.seq DESC)
+				FROM (SELECT seq, outcome, duration_ms FROM runs WHERE runs.monitor_id = m.id ORDER BY seq DESC LIMIT ?3) r) AS runs
+			FROM monitors m
+			WHERE m.project_id = ?1 AND m.id IN (SELECT value FROM json_each(?2)))
+		WHERE runs IS NOT NULL`
 )
 
 // statements are the hot path's statements, prepared once on the writer.
@@ -451,7 +459,7 @@ var queries = plan.Queries{
 	MonitorPersonFields: qMonitorPersonFields, PersonFieldsGet: qMonitorPersonFieldsGet,
 	PersonFieldsSet: qMonitorPersonFieldsSet, SourceMonitors: qMonitorSyncLock,
 
-	PingList: qPingList, RunList: qRunList, RunListRecent: qRunListRecent, PingPruneCutoffs: qPingPruneCutoffs,
+	PingList: qPingList, RunList: qRunList, RunListRecent: qRunListRecent, RunBriefList: qRunBriefList, PingPruneCutoffs: qPingPruneCutoffs,
 	PingPrune: qPingPrune, RunPrune: qRunPrune, PingCountByMonitor: qPingCountByMonitor,
 
 	IncidentGet: qIncidentGet, IncidentList: qIncidentList, IncidentExists: qIncidentExists,
