@@ -84,7 +84,7 @@ type Monitor struct {
 	PersonFields       []string       `json:"person_fields" doc:"fields a person set through the API; a declaration of the source leaves them alone"`
 	OverriddenFields   []string       `json:"overridden_fields,omitempty" doc:"in a declaration's answer: declared fields whose value a person's setting overrides"`
 	RetryChainSeconds  *int64         `json:"retry_chain_seconds" doc:"the longest time the retries of one run may take (the sum of the retry policy's delays); null without a retry policy"`
-	Warnings           []string       `json:"warnings" doc:"advice about settings that will page falsely or stay silent, each \"field: what goes wrong\": retries that outlast the gap between runs (retry_policy) or the deadline (deadline_seconds), a grace at least the gap between runs (grace_seconds)"`
+	Warnings           []string       `json:"warnings" doc:"advice about settings that will page falsely or stay silent, each \"field: what goes wrong\": retries that outlast the gap between runs (retry_policy) or the deadline (deadline_seconds), a grace at least the gap between runs (grace_seconds), an early_seconds of half that gap or more (early_seconds)"`
 	Badge              BadgeURLs      `json:"badge"`
 	InMaintenance      bool           `json:"in_maintenance" doc:"a maintenance window covers the monitor now: no incident opens for it"`
 	InMaintenanceUntil *time.Time     `json:"in_maintenance_until" doc:"when the maintenance that covers it now ends; null when none does"`

@@ -171,6 +171,48 @@ func TooFast() *notifiers.Notification {
 	return n
 }
 
+// Early is the 02:00 report started at 01:00, under early_seconds 300.
+func Early() *notifiers.Notification {
+	n := berlin(Opened())
+	started := time.Date(2026, 3, 14, 0, 0, 0, 0, time.UTC)
+	n.Monitor.Name, n.Monitor.Slug, n.Monitor.Status = "daily-report", "daily-report", "down"
+	n.Incident.Kind = notifiers.IncidentEarly
+	n.Incident.Summary = "daily-report: a run started at 2026-03-14 01:00 Europe/Berlin, 1h before its occurrence of 2026-03-14 02:00 Europe/Berlin (early_seconds: 5m)"
+	n.Incident.Details = ""
+	n.Incident.OpenedAt = started
+	last := started
+	n.Monitor.LastPingAt = &last
+	next := time.Date(2026, 3, 15, 1, 0, 0, 0, time.UTC)
+	n.Monitor.NextExpectedAt = &next
+	n.SentAt = started.Add(time.Second)
+	n.Run = &notifiers.Run{Seq: 44, RID: "run-44", StartedAt: &started, URL: "https://vigil.example.com/monitors/mon_7f3a#run-44"}
+	n.Ping = &notifiers.Ping{ID: 9003, Kind: "start", At: started, RID: "run-44"}
+	n.DeliveryID = "inc_01HZX3M4W6.21"
+	return n
+}
+
+// TooOften is the 02:00 import run a second time at 13:00 the same day.
+func TooOften() *notifiers.Notification {
+	n := berlin(Opened())
+	started := time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
+	finished := started.Add(12400 * time.Millisecond)
+	ms := int64(12400)
+	n.Incident.Kind = notifiers.IncidentTooOften
+	n.Incident.Summary = "nightly-import: a run started at 2026-03-14 13:00 Europe/Berlin succeeded, run 2 for its occurrence of 2026-03-14 02:00 Europe/Berlin; too_often allows one success an occurrence, besides retries"
+	n.Incident.Details = ""
+	n.Incident.OpenedAt = finished
+	last := finished
+	n.Monitor.LastPingAt = &last
+	next := time.Date(2026, 3, 15, 1, 0, 0, 0, time.UTC)
+	n.Monitor.NextExpectedAt = &next
+	n.SentAt = finished.Add(time.Second)
+	n.Run = &notifiers.Run{Seq: 45, RID: "run-45", StartedAt: &started, FinishedAt: &finished, Outcome: "success",
+		DurationMS: &ms, URL: "https://vigil.example.com/monitors/mon_7f3a#run-45"}
+	n.Ping = &notifiers.Ping{ID: 9004, Kind: "success", At: finished, RID: "run-45", DurationMS: &ms}
+	n.DeliveryID = "inc_01HZX3M4W6.22"
+	return n
+}
+
 // berlin gives n's monitor the schedule in words and the zone, as
 // delivery does.
 func berlin(n *notifiers.Notification) *notifiers.Notification {
@@ -179,9 +221,10 @@ func berlin(n *notifiers.Notification) *notifiers.Notification {
 }
 
 // Samples returns the samples by name, for golden tests: the three
-// above and a run that succeeded too fast.
+// above and a run of each run rule (too fast, early, too often).
 func Samples() map[string]*notifiers.Notification {
-	return map[string]*notifiers.Notification{"failure": Failure(), "missed": Missed(), "stuck": Stuck(), "too_fast": TooFast()}
+	return map[string]*notifiers.Notification{"failure": Failure(), "missed": Missed(), "stuck": Stuck(),
+		"too_fast": TooFast(), "early": Early(), "too_often": TooOften()}
 }
 
 // Undeclared is the monitor.undeclared notice of nightly-import, which
