@@ -511,7 +511,13 @@ func (b *budget) funcs() template.FuncMap {
 			}
 			return "", fmt.Errorf("rfc3339: %T is not a time", v)
 		},
-		"payload": func(n *notifiers.Notification) (Payload, error) { return NewPayload(n), b.step() },
+		// A report's payload has a shape of its own (ReportPayload).
+		"payload": func(n *notifiers.Notification) (any, error) {
+			if n.Event.IsReport() {
+				return NewReportPayload(n), b.step()
+			}
+			return NewPayload(n), b.step()
+		},
 		"print": func(args ...any) (string, error) {
 			if err := sized(args); err != nil {
 				return "", err
