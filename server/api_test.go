@@ -255,6 +255,42 @@ func TestReadmeRunRulesExamples(t *testing.T) {
 	require.ErrorIs(t, err, monitors.ErrNotFound, "nothing stored")
 }
 
+// TestReadmeReportExamples runs the curl examples of the README's
+// "Reports" section against a real server: a channel's report is set,
+// changed, stopped, and refused on a kind that pages, naming the field.
+func TestReadmeReportExamples(t *testing.T) {
+	t.Parallel()
+	srv, base, key := startServer(t)
+	section := readmeSection(t, "### Reports")
+	if j := strings.Index(section, "\n### "); j >= 0 {
+		section = section[:j]
+	}
+	var script strings.Builder
+	for _, m := range shBlockRE.FindAllStringSubmatch(section, -1) {
+		script.WriteString(m[1])
+		script.WriteString("\n")
+	}
+	require.Contains(t, script.String(), `"report": "weekly"`)
+	for _, tool := range []string{"bash", "curl", "jq"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed", tool)
+		}
+	}
+	cmd := exec.Command("bash", "-euo", "pipefail", "-c", script.String())
+	cmd.Env = append(os.Environ(), "VIGIL_URL="+base, "VIGIL_API_KEY="+key)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	require.NoError(t, cmd.Run(), "the README's examples failed:\n%s\n%s", out.String(), errOut.String())
+	require.Contains(t, out.String(), `"report": "weekly"`)
+	require.Contains(t, out.String(), `{"report":"monthly"}`)
+	require.Contains(t, out.String(), `{"report":null}`, "null stops the reports: the field is absent")
+	require.Contains(t, out.String(), `"field":"report"`)
+	chs, err := srv.Store().ChannelList(context.Background(), &monitors.ChannelListParams{ProjectID: srv.Bootstrapped.Project.ID})
+	require.NoError(t, err)
+	require.Len(t, chs, 1, "the pagerduty channel was refused")
+	require.Equal(t, monitors.ReportNone, chs[0].Report)
+}
+
 // TestReadmeStatusPageExamples runs the curl examples of the README's
 // "Status pages" section against a real server: a page made unpublished
 // (404), published, a note on the incident of a failing monitor, and the
