@@ -650,11 +650,15 @@ func (w *budgetWriter) Write(p []byte) (int, error) {
 func sampleNotifications() []*notifiers.Notification {
 	var out []*notifiers.Notification
 	for _, ev := range []notifiers.Event{notifiers.EventOpened, notifiers.EventResolved, notifiers.EventReminder,
-		notifiers.EventUpdated, notifiers.EventTest, notifiers.EventMonitorUndeclared, notifiers.EventMonitorRedeclared} {
+		notifiers.EventUpdated, notifiers.EventTest, notifiers.EventMonitorUndeclared, notifiers.EventMonitorRedeclared,
+		notifiers.EventMonitorLate, notifiers.EventMonitorFlapping, notifiers.EventMonitorStable, notifiers.EventGrouped} {
 		n := sampleNotification()
 		n.Event = ev
 		if ev != notifiers.EventResolved {
 			n.Incident.ResolvedAt = nil
+		}
+		if ev == notifiers.EventGrouped {
+			n.Group = []notifiers.GroupItem{{Incident: n.Incident, Monitor: n.Monitor}, {Incident: n.Incident, Monitor: n.Monitor}}
 		}
 		if ev.IsMonitorEvent() {
 			// No incident: the payload's "incident" is null.
