@@ -291,6 +291,44 @@ func TestReadmeReportExamples(t *testing.T) {
 	require.Equal(t, monitors.ReportNone, chs[0].Report)
 }
 
+// TestReadmeStatusPageExamples runs the curl examples of the README's
+// "Status pages" section against a real server: a page made unpublished
+// (404), published, a note on the incident of a failing monitor, and the
+// public JSON and feed showing the public name and the note.
+func TestReadmeStatusPageExamples(t *testing.T) {
+	t.Parallel()
+	srv, base, key := startServer(t)
+	section := readmeSection(t, "## Status pages")
+	var script strings.Builder
+	for _, m := range shBlockRE.FindAllStringSubmatch(section, -1) {
+		script.WriteString(m[1])
+		script.WriteString("\n")
+	}
+	require.Contains(t, script.String(), "/api/v1/status-pages")
+	for _, tool := range []string{"bash", "curl", "jq"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed", tool)
+		}
+	}
+	cmd := exec.Command("bash", "-euo", "pipefail", "-c", script.String())
+	cmd.Env = append(os.Environ(), "VIGIL_URL="+base, "VIGIL_API_KEY="+key)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	require.NoError(t, cmd.Run(), "the README's examples failed:\n%s\n%s", out.String(), errOut.String())
+	got := out.String()
+	require.True(t, strings.HasPrefix(got, "404\n"), "unpublished first:\n%s", got)
+	require.Contains(t, got, `"published":true`)
+	require.Contains(t, got, `"body":"The backup disk is full; we are clearing it and will re-run tonight."`)
+	require.Contains(t, got, `"name": "Database backup"`)
+	require.Contains(t, got, `"status_text": "Down: failed run"`)
+	require.Contains(t, got, "<title>Database backup: failed run</title>")
+	require.NotContains(t, got, `"pg-dump-nightly"`+"\n", "the public JSON does not name it")
+	pages, err := srv.Store().StatusPageList(context.Background(), srv.Bootstrapped.Project.ID)
+	require.NoError(t, err)
+	require.Len(t, pages, 1)
+	require.True(t, pages[0].Published)
+}
+
 // TestReadmeAlertingExamples runs the curl examples of the README's
 // sections on the late warning, grouping and flapping against a real
 // server: the fields are set and refused as they say, and four failures
