@@ -850,11 +850,21 @@ func (x *machine) judgeRuntime(p *Ping, run Run) {
 	d := time.Duration(*run.DurationMS) * time.Millisecond
 	if d < minRT {
 		x.open(IncidentTooFast, p.At, run.Seq, fmt.Sprintf("%s: run %s succeeded at %s after only %s, less than its min runtime of %s",
-			x.m.Name, runName(run.RID, run.Seq), x.fmtTime(p.At), FormatDuration(d), FormatDuration(minRT)))
+			x.m.Name, runName(run.RID, run.Seq), x.fmtTime(p.At), runtimeWords(d), FormatDuration(minRT)))
 		return
 	}
 	x.resolve(IncidentTooFast, p.At, fmt.Sprintf("run %s succeeded at %s after %s (min runtime %s)",
-		runName(run.RID, run.Seq), x.fmtTime(p.At), FormatDuration(d), FormatDuration(minRT)))
+		runName(run.RID, run.Seq), x.fmtTime(p.At), runtimeWords(d), FormatDuration(minRT)))
+}
+
+// runtimeWords says how long a run took: to a tenth of a second under a
+// minute ("1.5s", "0s"), where whole seconds would round a 1.5 s run up
+// to 2, and as FormatDuration above.
+func runtimeWords(d time.Duration) string {
+	if d < time.Minute {
+		return d.Round(100 * time.Millisecond).String()
+	}
+	return FormatDuration(d)
 }
 
 // countRun applies too_often to a successful run that started at started,
