@@ -589,7 +589,9 @@ func (x *machine) runStart(p *Ping, o occRef) runStart {
 	}
 	if p.DurationMS != nil && p.Kind != PingStart {
 		rs.at = p.At.Add(-time.Duration(*p.DurationMS) * time.Millisecond)
-		if !o.keyed {
+		// The occurrence by the start matters to the run rules only;
+		// without them a ping costs no more schedule arithmetic.
+		if !o.keyed && (x.m.EarlySeconds > 0 || x.m.TooOften == TooOftenAlert) {
 			rs.occ.at = x.occurrenceAt(rs.at)
 		}
 	}
