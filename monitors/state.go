@@ -639,6 +639,9 @@ func (x *machine) judgeEarly(p *Ping, rs runStart) {
 			x.m.Name, x.fmtTime(rs.at), FormatDuration(by), x.fmtTime(rs.occ.at), FormatDuration(x.m.Early())))
 		return
 	}
+	if !x.isOpen(IncidentEarly) {
+		return // nothing to resolve: no summary to write
+	}
 	x.resolve(IncidentEarly, p.At, fmt.Sprintf("a run started at %s, on time for its occurrence of %s", x.fmtTime(rs.at), x.fmtTime(rs.occ.at)))
 }
 
@@ -855,6 +858,9 @@ func (x *machine) judgeRuntime(p *Ping, run Run) {
 			x.m.Name, runName(run.RID, run.Seq), x.fmtTime(p.At), runtimeWords(d), FormatDuration(minRT)))
 		return
 	}
+	if !x.isOpen(IncidentTooFast) {
+		return
+	}
 	x.resolve(IncidentTooFast, p.At, fmt.Sprintf("run %s succeeded at %s after %s (min runtime %s)",
 		runName(run.RID, run.Seq), x.fmtTime(p.At), runtimeWords(d), FormatDuration(minRT)))
 }
@@ -890,7 +896,7 @@ func (x *machine) countRun(p *Ping, seq int64, occ, started time.Time, retry boo
 			case gap < half && !x.isOpen(IncidentTooOften):
 				x.open(IncidentTooOften, p.At, seq, fmt.Sprintf("%s: a run started at %s, %s after the one before (%s); too_often allows no less than half the interval of %s",
 					x.m.Name, x.fmtTime(started), FormatDuration(max(gap, 0)), x.fmtTime(prev), FormatDuration(iv.Every)))
-			case gap >= half:
+			case gap >= half && x.isOpen(IncidentTooOften):
 				x.resolve(IncidentTooOften, p.At, fmt.Sprintf("a run started at %s, %s after the one before", x.fmtTime(started), FormatDuration(gap)))
 			}
 		}
@@ -910,7 +916,7 @@ func (x *machine) countRun(p *Ping, seq int64, occ, started time.Time, retry boo
 		}
 		return
 	}
-	if i == len(s.Ran) && i > 0 && s.Ran[i-1].Runs <= 1 {
+	if i == len(s.Ran) && i > 0 && s.Ran[i-1].Runs <= 1 && x.isOpen(IncidentTooOften) {
 		// The occurrence before ran once: the runs are back to the schedule.
 		x.resolve(IncidentTooOften, p.At, fmt.Sprintf("the occurrence of %s ran once", x.fmtTime(s.Ran[i-1].At)))
 	}
