@@ -256,11 +256,66 @@ func Redeclared() *notifiers.Notification {
 	return n
 }
 
-// MonitorEventSamples returns the two monitor events by name
-// ("undeclared", "redeclared"), for the golden tests of the kinds that
+// Late is the monitor.late warning of nightly-import, halfway through the
+// grace of its 02:00 run, as monitors.ApplyTime words it.
+func Late() *notifiers.Notification {
+	n := berlin(Notification(notifiers.EventMonitorLate))
+	at := ExpectedAt.Add(150 * time.Second)
+	n.Incident = notifiers.Incident{Summary: "nightly-import is late: it did not run at 2026-03-14 02:00 Europe/Berlin; it is missed at 2026-03-14 02:05 Europe/Berlin (grace 5m) unless a ping comes first; last ping: success at 2026-03-13 02:00:07 Europe/Berlin (1d ago)"}
+	n.Monitor.Status = "late"
+	n.EventAt, n.SentAt = at, at.Add(time.Second)
+	n.DeliveryID = "monitor-mon_7f3a.22"
+	return n
+}
+
+// Flapping is the monitor.flapping notice of nightly-import.
+func Flapping() *notifiers.Notification {
+	n := berlin(Notification(notifiers.EventMonitorFlapping))
+	at := time.Date(2026, 3, 14, 9, 40, 0, 0, time.UTC)
+	n.Incident = notifiers.Incident{Summary: "nightly-import is flapping: more than 3 incidents opened and resolved within 1h; its incidents are recorded but not notified until none opens for 1h (now: open: failed since 2026-03-14 10:40 Europe/Berlin)"}
+	n.EventAt, n.SentAt = at, at.Add(time.Second)
+	n.DeliveryID = "monitor-mon_7f3a.23"
+	return n
+}
+
+// Stable is the monitor.stable notice that follows Flapping.
+func Stable() *notifiers.Notification {
+	n := berlin(Notification(notifiers.EventMonitorStable))
+	at := time.Date(2026, 3, 14, 11, 10, 0, 0, time.UTC)
+	n.Incident = notifiers.Incident{Summary: "nightly-import is stable again: no incident opened for 1h (flapping since 2026-03-14 10:40 Europe/Berlin); its incidents are notified again (now: no incident open)"}
+	n.Monitor.Status = "up"
+	n.EventAt, n.SentAt = at, at.Add(time.Second)
+	n.DeliveryID = "monitor-mon_7f3a.24"
+	return n
+}
+
+// Grouped is the incidents.grouped message of three monitors of one
+// project missed within 10 seconds of each other.
+func Grouped() *notifiers.Notification {
+	n := berlin(Notification(notifiers.EventGrouped))
+	names := []string{"nightly-import", "billing-export", "db-backup"}
+	for i, name := range names {
+		g := berlin(Missed())
+		g.Incident.ID = fmt.Sprintf("inc_01HZX3M4W%d", 6+i)
+		g.Incident.OpenedAt = OpenedAt.Add(time.Duration(i) * 5 * time.Second)
+		g.Incident.Summary = name + " did not run at 02:00 Europe/Berlin (grace 5m); last ping: success at 2026-03-13 02:00 Europe/Berlin (1d ago)"
+		g.Monitor.ID, g.Monitor.Name, g.Monitor.Slug = fmt.Sprintf("mon_7f3%c", 'a'+i), name, name
+		g.Monitor.URL = "https://vigil.example.com/monitors/" + g.Monitor.ID
+		n.Group = append(n.Group, notifiers.GroupItem{Incident: g.Incident, Monitor: g.Monitor})
+	}
+	n.Incident, n.Monitor = n.Group[0].Incident, n.Group[0].Monitor
+	n.SentAt = OpenedAt.Add(30 * time.Second)
+	n.DeliveryID = "inc_01HZX3M4W6.25"
+	return n
+}
+
+// MonitorEventSamples returns the monitor events ("undeclared",
+// "redeclared", "late", "flapping", "stable") and a grouped message of
+// incidents ("grouped") by name, for the golden tests of the kinds that
 // carry them (all but PagerDuty and Opsgenie, which page).
 func MonitorEventSamples() map[string]*notifiers.Notification {
-	return map[string]*notifiers.Notification{"undeclared": Undeclared(), "redeclared": Redeclared()}
+	return map[string]*notifiers.Notification{"undeclared": Undeclared(), "redeclared": Redeclared(),
+		"late": Late(), "flapping": Flapping(), "stable": Stable(), "grouped": Grouped()}
 }
 
 // WeeklyReport is the report.weekly of project "Billing & Ops" for the
