@@ -88,6 +88,7 @@ type Monitor struct {
 	Badge              BadgeURLs      `json:"badge"`
 	InMaintenance      bool           `json:"in_maintenance" doc:"a maintenance window covers the monitor now: no incident opens for it"`
 	InMaintenanceUntil *time.Time     `json:"in_maintenance_until" doc:"when the maintenance that covers it now ends; null when none does"`
+	FlappingSince      *time.Time     `json:"flapping_since" doc:"when the monitor began flapping (more than 3 incidents opened and resolved within an hour): its incidents are recorded but not notified until none opens for an hour; null when it is not flapping"`
 	CreatedAt          time.Time      `json:"created_at"`
 	UpdatedAt          time.Time      `json:"updated_at"`
 }

@@ -302,3 +302,49 @@ func TestFlappingNoticeOnce(t *testing.T) {
 		})
 	}
 }
+
+// TestGroupAfterRestartAndRetry: three incidents open on a Slack channel
+// that gathers for 30 s, and Vigil restarts before their group's time.
+// After it, the group goes out once; the receiver's first answer is a 503,
+// so the message is sent again, and every incident's delivery logs the
+// same two attempts.
+func TestGroupAfterRestartAndRetry(t *testing.T) {
+	t.Parallel()
+	for _, dialect := range dialects {
+		t.Run(dialect, func(t *testing.T) {
+			t.Parallel()
+			recv := notifiertest.NewReceiver(t, statuses(503))
+			client := rewriteClient(t, map[string]*notifiertest.Receiver{"hooks.slack.com": recv})
+			h := newHarness(t, dialect, func(c *delivery.Config) {
+				c.HTTPClient = client
+				delivery.SetGroupPoll(c, 20*time.Millisecond)
+			})
+			slack := h.channelWith("slack", "team", map[string]any{"webhook_url": "https://hooks.slack.com" + slackPath}, true, false, 30)
+			var ids []string
+			for i := range 3 {
+				m := h.monitor(fmt.Sprintf("db-job-%d", i))
+				h.clock.Set(T0.Add(time.Duration(i) * time.Second))
+				ids = append(ids, h.fail(m).ID)
+			}
+			h.restart()
+			require.Empty(t, recv.Requests())
+			h.clock.Set(T0.Add(30 * time.Second))
+			for _, id := range ids {
+				h.settled(id, 1)
+			}
+			reqs := recv.Requests()
+			require.Len(t, reqs, 2, "the group, and again after the 503")
+			for _, q := range reqs {
+				for i := range 3 {
+					require.Contains(t, string(q.Body), fmt.Sprintf("db-job-%d", i))
+				}
+			}
+			for _, d := range h.deliveries(ids...) {
+				require.Equal(t, slack.ID, d.ChannelID)
+				require.Equal(t, monitors.DeliverySent, d.State)
+				require.Equal(t, []monitors.AttemptOutcome{monitors.AttemptRetry, monitors.AttemptSuccess}, outcomes(d.AttemptLog),
+					"delivery %d", d.ID)
+			}
+		})
+	}
+}

@@ -328,3 +328,47 @@ func TestReadmeStatusPageExamples(t *testing.T) {
 	require.Len(t, pages, 1)
 	require.True(t, pages[0].Published)
 }
+
+// TestReadmeAlertingExamples runs the curl examples of the README's
+// sections on the late warning, grouping and flapping against a real
+// server: the fields are set and refused as they say, and four failures
+// and recoveries in a row make a monitor flap.
+func TestReadmeAlertingExamples(t *testing.T) {
+	t.Parallel()
+	srv, base, key := startServer(t)
+	var script strings.Builder
+	for _, title := range []string{"### A warning before the page", "### Grouping", "### Flapping"} {
+		section := readmeSection(t, title)
+		if j := strings.Index(section, "\n### "); j >= 0 {
+			section = section[:j]
+		}
+		for _, m := range shBlockRE.FindAllStringSubmatch(section, -1) {
+			script.WriteString(m[1])
+			script.WriteString("\n")
+		}
+	}
+	require.Contains(t, script.String(), `"notify_late": true`)
+	require.Contains(t, script.String(), `"group_seconds": 60`)
+	for _, tool := range []string{"bash", "curl", "jq"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed", tool)
+		}
+	}
+	cmd := exec.Command("bash", "-euo", "pipefail", "-c", script.String())
+	cmd.Env = append(os.Environ(), "VIGIL_URL="+base, "VIGIL_API_KEY="+key)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	require.NoError(t, cmd.Run(), "the README's examples failed:\n%s\n%s", out.String(), errOut.String())
+	require.Contains(t, out.String(), `{"name":"early warning","notify_late":true,"group_seconds":0}`)
+	require.Contains(t, out.String(), `"field":"notify_late"`)
+	require.Contains(t, out.String(), `{"kind":"slack","group_seconds":30}`)
+	require.Contains(t, out.String(), `{"group_seconds":60}`)
+	require.Contains(t, out.String(), `"field":"group_seconds"`)
+	require.Contains(t, out.String(), `{"name":"flaky-sync","flapping":true}`)
+	chs, err := srv.Store().ChannelList(context.Background(), &monitors.ChannelListParams{ProjectID: srv.Bootstrapped.Project.ID})
+	require.NoError(t, err)
+	require.Len(t, chs, 2, "the pagerduty channel was refused")
+	m, err := srv.Store().MonitorGetBySlug(context.Background(), srv.Bootstrapped.Project.ID, "flaky-sync")
+	require.NoError(t, err)
+	require.True(t, m.State.IsFlapping())
+}

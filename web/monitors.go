@@ -436,6 +436,9 @@ type monitorPageData struct {
 	// MaintenanceUntil is when the maintenance that covers the monitor
 	// now ends; nil when none does.
 	MaintenanceUntil *When
+	// FlappingSince is when the monitor began flapping; nil when it is
+	// not.
+	FlappingSince *When
 }
 
 // monitorPage shows one monitor: its status and why, its ping URLs and
@@ -522,6 +525,9 @@ func (h *Handler) monitorPageData(ctx context.Context, v *viewer, m *monitors.Mo
 		return nil, err
 	}
 	d.MaintenanceUntil = v.whenPtr(monitors.InMaintenanceUntil(ws, m, v.Now))
+	if m.State.IsFlapping() {
+		d.FlappingSince = v.when(m.State.Flapping)
+	}
 	if d.Uptime, err = h.uptimeView(ctx, v, m); err != nil {
 		return nil, err
 	}

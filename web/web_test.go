@@ -23,6 +23,7 @@ import (
 	"github.com/vigilhq/vigil/internal/testdb"
 	"github.com/vigilhq/vigil/keys"
 	"github.com/vigilhq/vigil/monitors"
+	"github.com/vigilhq/vigil/monitors/storetest"
 	"github.com/vigilhq/vigil/web"
 )
 
@@ -1146,5 +1147,25 @@ func TestChannelFormReport(t *testing.T) {
 		got, err = b.store.ChannelGet(ctx, b.project.ID, list[0].ID)
 		require.NoError(t, err)
 		require.Equal(t, monitors.ReportNone, got.Report)
+	})
+}
+
+// TestMonitorPageSaysFlapping: a monitor whose incidents opened and
+// resolved four times in a few minutes says on its page since when it
+// flaps, and that its incidents are not notified.
+func TestMonitorPageSaysFlapping(t *testing.T) {
+	t.Parallel()
+	eachStore(t, func(t *testing.T, b *bundle) {
+		c := b.signIn(t, "ada@example.com", b.project.ID)
+		m := b.monitor(t, b.project.ID, "flaky")
+		require.NotContains(t, c.get("/monitors/"+m.ID).body, "Flapping since")
+		at := b.clock.now()
+		for i := range monitors.FlapThreshold + 1 {
+			storetest.MustRecord(t, b.store, storetest.Ping(m, monitors.PingFail, at.Add(time.Duration(2*i)*time.Minute)))
+			storetest.MustRecord(t, b.store, storetest.Ping(m, monitors.PingSuccess, at.Add(time.Duration(2*i+1)*time.Minute)))
+		}
+		body := c.get("/monitors/" + m.ID).body
+		require.Contains(t, body, "Flapping since")
+		require.Contains(t, body, "not notified until none opens for an hour")
 	})
 }
