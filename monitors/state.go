@@ -159,6 +159,7 @@ func (s State) Clone() State {
 	s.Retries = slices.Clone(s.Retries)
 	s.Runs = slices.Clone(s.Runs)
 	s.Ran = slices.Clone(s.Ran)
+	s.Resolves = slices.Clone(s.Resolves)
 	s.Open = maps.Clone(s.Open)
 	if s.Missed != nil {
 		m := *s.Missed
