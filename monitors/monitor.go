@@ -154,9 +154,16 @@ type Monitor struct {
 	// HideOutput keeps the failing run's output out of notifications
 	// (notify_output: false). The zero value shows it, as by default.
 	HideOutput bool
-	PingKey    string
-	CreatedAt  time.Time
-	UpdatedAt  time.Time
+	// DependsOn are the IDs of monitors of the same project this one
+	// depends on: while one of them has an open incident, this monitor's
+	// new incidents are suppressed (see [HeldNotice]).
+	DependsOn []string
+	// SnoozedUntil, when set and in the future, holds the notifications of
+	// the incidents the monitor opens until then (see [Snooze]).
+	SnoozedUntil *time.Time
+	PingKey      string
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
 
 	// State is owned by the state machine (ApplyPing, ApplyTime, ...).
 	State State
@@ -170,6 +177,12 @@ type Monitor struct {
 	// [MaintenanceOf]). It is not stored: the planning layer sets it from
 	// the project's windows before it applies a ping or the time.
 	Maintenance []Period
+	// Parents are the open incidents of the monitors it depends on
+	// (DependsOn), as of the event applied. It is not stored: the planning
+	// layer sets it before it applies a ping, the time or a person's
+	// change, and a new incident opened while it is not empty is
+	// suppressed under its first.
+	Parents []ParentIncident
 }
 
 // Grace returns the grace period.
@@ -281,6 +294,9 @@ func (m *Monitor) ApplyDefaults() {
 	}
 	if m.Channels == nil {
 		m.Channels = []string{}
+	}
+	if m.DependsOn == nil {
+		m.DependsOn = []string{}
 	}
 	if m.State.Status == "" {
 		m.State.Status = StatusNew
@@ -465,6 +481,36 @@ type Incident struct {
 	ResolveSummary string
 	RunSeq         int64 // the run it concerns, 0 when none
 	PingID         int64 // the ping that caused it, 0 when time did
+	// Held is set while the incident's notification is held: it opened
+	// while its monitor was snoozed, or suppressed under an open incident
+	// of a monitor it depends on (SuppressedBy, which stays as the link
+	// once the hold ends).
+	Held         bool
+	SuppressedBy string
+}
+
+// IncidentState is what users see of an incident.
+type IncidentState string
+
+// Incident states (PROTOCOL.md §6).
+const (
+	IncidentStateOpen     IncidentState = "open"
+	IncidentStateResolved IncidentState = "resolved"
+	// IncidentStateSuppressed is an open incident held under an open
+	// incident of a monitor its monitor depends on: shown and counted, but
+	// not notified until that one resolves.
+	IncidentStateSuppressed IncidentState = "suppressed"
+)
+
+// State returns the incident's state.
+func (in *Incident) State() IncidentState {
+	switch {
+	case in.ResolvedAt != nil:
+		return IncidentStateResolved
+	case in.Held && in.SuppressedBy != "":
+		return IncidentStateSuppressed
+	}
+	return IncidentStateOpen
 }
 
 // IncidentEventKind is the kind of a transition of an incident, as

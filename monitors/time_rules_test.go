@@ -61,6 +61,15 @@ func TestTimeRulesOneList(t *testing.T) {
 			m.State.DeadlineOcc = t0
 			return m
 		}, t0.Add(time.Hour), IncidentDeadline},
+		ruleRelease: {func() *Monitor {
+			m := base()
+			m.State.Status = StatusDown
+			until := t0.Add(time.Hour)
+			m.SnoozedUntil = &until
+			m.State.Open = map[IncidentKind]time.Time{IncidentFailed: t0}
+			m.State.Held = map[IncidentKind]HeldNotice{IncidentFailed: {Snooze: true}}
+			return m
+		}, t0.Add(time.Hour), ""},
 	}
 	require.Len(t, fixtures, int(numRuleKinds), "a fixture for every kind of time rule")
 	for kind, fx := range fixtures {
@@ -93,6 +102,8 @@ func TestTimeRulesOneList(t *testing.T) {
 		}
 		if fx.want != "" {
 			require.Equal(t, []IncidentKind{fx.want}, opened, "kind %d", kind)
+		} else if kind == ruleRelease {
+			require.Equal(t, IncidentRelease, tr.Incidents[0].Op, "kind %d", kind)
 		} else {
 			require.Empty(t, m.State.Runs, "kind %d: the run is abandoned", kind)
 		}
