@@ -277,6 +277,9 @@ type PayloadIncident struct {
 	OpenedAt   time.Time  `json:"opened_at"`
 	ResolvedAt *time.Time `json:"resolved_at"`
 	Summary    string     `json:"summary"`
+	// SnoozeURL is a signed link that snoozes the monitor for an hour
+	// without a sign-in; omitted on a recovery.
+	SnoozeURL string `json:"snooze_url,omitempty"`
 }
 
 // PayloadMonitorEvent is the payload's "monitor_event": At is when the
@@ -322,10 +325,11 @@ func NewPayload(n *notifiers.Notification) Payload {
 		return p
 	}
 	p.Incident = &PayloadIncident{
-		ID:       n.Incident.ID,
-		Kind:     string(n.Incident.Kind),
-		OpenedAt: n.Incident.OpenedAt.UTC(),
-		Summary:  n.Incident.Summary,
+		ID:        n.Incident.ID,
+		Kind:      string(n.Incident.Kind),
+		OpenedAt:  n.Incident.OpenedAt.UTC(),
+		Summary:   n.Incident.Summary,
+		SnoozeURL: n.SnoozeURL,
 	}
 	if n.Incident.ResolvedAt != nil {
 		resolved := n.Incident.ResolvedAt.UTC()
