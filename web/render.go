@@ -28,7 +28,7 @@ var staticFS embed.FS
 var pageNames = []string{
 	"setup", "setupneeded", "login", "error", "noproject",
 	"monitors", "monitor", "monitor_form", "preview",
-	"channels", "channel_form", "keys", "settings", "account", "maintenance",
+	"channels", "channel_form", "keys", "settings", "account", "maintenance", "snooze_link",
 }
 
 // pages holds the parsed templates and the versions of the static files.

@@ -20,6 +20,7 @@ type Store interface {
 	ChannelGet(ctx context.Context, projectID, id string) (*monitors.Channel, error)
 	ChannelList(ctx context.Context, p *monitors.ChannelListParams) ([]*monitors.Channel, error)
 	IncidentEventList(ctx context.Context, p *monitors.IncidentEventListParams) ([]*monitors.IncidentEvent, error)
+	IncidentGet(ctx context.Context, projectID, id string) (*monitors.Incident, error)
 	IncidentList(ctx context.Context, p *monitors.IncidentListParams) ([]*monitors.Incident, error)
 	MonitorGet(ctx context.Context, projectID, id string) (*monitors.Monitor, error)
 	MonitorList(ctx context.Context, p *monitors.MonitorListParams) ([]*monitors.Monitor, error)
