@@ -18,7 +18,8 @@ import (
 // channelJSON is the JSON form of c, without its secrets.
 func channelJSON(c *monitors.Channel) Channel {
 	return Channel{ID: c.ID, Kind: c.Kind, Name: c.Name, Config: kinds.Redact(c.Kind, c.Config),
-		IsDefault: c.IsDefault, CreatedAt: c.CreatedAt.UTC(), UpdatedAt: c.UpdatedAt.UTC()}
+		IsDefault: c.IsDefault, NotifyLate: c.NotifyLate, GroupSeconds: c.GroupSeconds, Report: string(c.Report),
+		CreatedAt: c.CreatedAt.UTC(), UpdatedAt: c.UpdatedAt.UTC()}
 }
 
 // channelJSONFor is channelJSON for the request's key: a read-only key
@@ -49,6 +50,15 @@ func configError(err error) error {
 // before any of the config's; the service checks it again.
 func checkChannelName(name string) error {
 	return (&monitors.Channel{Name: strings.TrimSpace(name)}).Validate()
+}
+
+// checkReport checks a channel's report field early; "" is not a value
+// to send (leave the field out, or null it in a PATCH).
+func checkReport(p monitors.ReportPeriod) error {
+	if p == monitors.ReportNone {
+		return invalidf("report", `must be "weekly" or "monthly" (leave it out for no report)`)
+	}
+	return monitors.ValidateReportPeriod(p)
 }
 
 // listChannels answers GET /api/v1/channels.
@@ -108,6 +118,13 @@ func (h *Handler) createChannel(c echo.Context, rq *request) error {
 	if err := checkChannelName(*in.Name); err != nil {
 		return err
 	}
+	var report monitors.ReportPeriod
+	if in.Report != nil {
+		report = monitors.ReportPeriod(*in.Report)
+		if err := checkReport(report); err != nil {
+			return err
+		}
+	}
 	if len(in.Config) == 0 {
 		return invalidf("config", "is required: the %s config (keys: %s)", kind.Name(), strings.Join(kind.Keys(), ", "))
 	}
@@ -120,7 +137,8 @@ func (h *Handler) createChannel(c echo.Context, rq *request) error {
 	}
 	ch, err := h.manage.ChannelCreate(c.Request().Context(), &monitors.ChannelCreateParams{
 		ID: keys.NewID(), ProjectID: rq.key.ProjectID, Kind: kind.Name(), Name: strings.TrimSpace(*in.Name),
-		Config: config, IsDefault: in.IsDefault != nil && *in.IsDefault, Now: h.now()})
+		Config: config, IsDefault: in.IsDefault != nil && *in.IsDefault, NotifyLate: in.NotifyLate != nil && *in.NotifyLate,
+		GroupSeconds: in.GroupSeconds, Report: report, Now: h.now()})
 	if errors.Is(err, monitors.ErrConflict) {
 		return conflictf("name", "a channel named %q exists in this project", strings.TrimSpace(*in.Name))
 	}
@@ -142,13 +160,19 @@ func (h *Handler) patchChannel(c echo.Context, rq *request) error {
 	if err != nil {
 		return err
 	}
+	stopReports := obj.isNull("report")
 	for _, name := range sortedKeys(obj) {
-		if obj.isNull(name) {
+		if obj.isNull(name) && name != "report" {
 			return invalidf(name, "must not be null")
 		}
 	}
 	if in.Name != nil {
 		if err := checkChannelName(*in.Name); err != nil {
+			return err
+		}
+	}
+	if in.Report != nil {
+		if err := checkReport(monitors.ReportPeriod(*in.Report)); err != nil {
 			return err
 		}
 	}
@@ -164,6 +188,18 @@ func (h *Handler) patchChannel(c echo.Context, rq *request) error {
 			if in.IsDefault != nil {
 				ch.IsDefault = *in.IsDefault
 			}
+			if in.NotifyLate != nil {
+				ch.NotifyLate = *in.NotifyLate
+			}
+			if in.GroupSeconds != nil {
+				ch.GroupSeconds = *in.GroupSeconds
+			}
+			switch {
+			case stopReports:
+				ch.Report = monitors.ReportNone
+			case in.Report != nil:
+				ch.Report = monitors.ReportPeriod(*in.Report)
+			}
 			if len(in.Config) > 0 {
 				merged, dropped, err := manage.ChannelConfig(ch.Kind, ch.Config, in.Config)
 				var ce *manage.ConfigError
@@ -178,7 +214,8 @@ func (h *Handler) patchChannel(c echo.Context, rq *request) error {
 					return err
 				}
 			}
-			if ch.Name != old.Name || ch.IsDefault != old.IsDefault || !jsonEqual(ch.Config, old.Config) {
+			if ch.Name != old.Name || ch.IsDefault != old.IsDefault || ch.NotifyLate != old.NotifyLate ||
+				ch.GroupSeconds != old.GroupSeconds || ch.Report != old.Report || !jsonEqual(ch.Config, old.Config) {
 				ch.UpdatedAt = now
 			}
 			return nil

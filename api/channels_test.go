@@ -189,3 +189,57 @@ func TestChannelMovedSendsNoOldSecret(t *testing.T) {
 		require.NotContains(t, string(got.Body), secret)
 	})
 }
+
+// TestChannelAlertingFields: notify_late and group_seconds are set on
+// create and by PATCH, default by kind, and are refused, naming the field,
+// when out of range or on a kind that pages.
+func TestChannelAlertingFields(t *testing.T) {
+	t.Parallel()
+	eachStore(t, func(t *testing.T, b *bundle) {
+		slack := map[string]any{"webhook_url": "https://hooks.slack.com/services/T000/B000/XXXX"}
+		r := b.do(http.MethodPost, "/api/v1/channels", b.rw, map[string]any{"kind": "slack", "name": "team", "config": slack})
+		require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
+		var ch api.Channel
+		r.json(t, &ch)
+		require.False(t, ch.NotifyLate)
+		require.Equal(t, 30, ch.GroupSeconds, "chat kinds gather for 30 s by default")
+
+		r = b.do(http.MethodPost, "/api/v1/channels", b.rw, map[string]any{"kind": "webhook", "name": "hook",
+			"config": map[string]any{"url": "https://hooks.example.com/vigil"}, "notify_late": true})
+		require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
+		var hook api.Channel
+		r.json(t, &hook)
+		require.True(t, hook.NotifyLate)
+		require.Zero(t, hook.GroupSeconds, "webhooks send each incident alone by default")
+
+		r = b.do(http.MethodPatch, "/api/v1/channels/"+ch.ID, b.rw, map[string]any{"notify_late": true, "group_seconds": 0})
+		require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+		r.json(t, &ch)
+		require.True(t, ch.NotifyLate)
+		require.Zero(t, ch.GroupSeconds)
+
+		pd := map[string]any{"routing_key": "R0123456789abcdef0123456789abcdef"}
+		for _, c := range []struct {
+			method, path string
+			body         map[string]any
+			field        string
+		}{
+			{http.MethodPatch, "/api/v1/channels/" + ch.ID, map[string]any{"group_seconds": 601}, "group_seconds"},
+			{http.MethodPatch, "/api/v1/channels/" + ch.ID, map[string]any{"group_seconds": -1}, "group_seconds"},
+			{http.MethodPost, "/api/v1/channels", map[string]any{"kind": "pagerduty", "name": "pd", "config": pd, "notify_late": true}, "notify_late"},
+			{http.MethodPost, "/api/v1/channels", map[string]any{"kind": "pagerduty", "name": "pd", "config": pd, "group_seconds": 30}, "group_seconds"},
+		} {
+			r := b.do(c.method, c.path, b.rw, c.body)
+			require.Equal(t, http.StatusBadRequest, r.status, "%v: %s", c.body, r.body)
+			var e api.Error
+			r.json(t, &e)
+			require.Equal(t, c.field, e.Field, "%s", r.body)
+		}
+		r = b.do(http.MethodPost, "/api/v1/channels", b.rw, map[string]any{"kind": "pagerduty", "name": "pd", "config": pd})
+		require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
+		var page api.Channel
+		r.json(t, &page)
+		require.False(t, page.NotifyLate)
+		require.Zero(t, page.GroupSeconds)
+	})
+}

@@ -87,6 +87,18 @@ func applyFields(m *monitors.Monitor, f *MonitorFields, obj object, path string)
 		m.Overlap = monitors.OverlapPolicy(*f.Overlap)
 		mark("overlap")
 	}
+	if f.MinRuntimeSeconds != nil {
+		m.MinRuntimeSeconds = *f.MinRuntimeSeconds
+		mark("min_runtime_seconds")
+	}
+	if f.EarlySeconds != nil {
+		m.EarlySeconds = *f.EarlySeconds
+		mark("early_seconds")
+	}
+	if f.TooOften != nil {
+		m.TooOften = monitors.TooOftenPolicy(*f.TooOften)
+		mark("too_often")
+	}
 	if f.Channels != nil {
 		if err := noDuplicates(*f.Channels, join(path, "channels")); err != nil {
 			return nil, err

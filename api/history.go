@@ -175,6 +175,10 @@ func (h *Handler) renderIncidents(c echo.Context, rq *request, ins []*monitors.I
 			return nil, err
 		}
 	}
+	notes, err := h.store.IncidentNoteList(ctx, rq.key.ProjectID, ids)
+	if err != nil {
+		return nil, err
+	}
 	mons := map[string]IncidentMonitor{}
 	for _, in := range ins {
 		mon, ok := mons[in.MonitorID]
@@ -207,6 +211,7 @@ func (h *Handler) renderIncidents(c echo.Context, rq *request, ins []*monitors.I
 		if j.Deliveries == nil {
 			j.Deliveries = []Delivery{}
 		}
+		j.Notes = noteJSON(notes[in.ID])
 		out = append(out, j)
 	}
 	return out, nil

@@ -308,6 +308,7 @@ func (h *Handler) monitorJSON(m *monitors.Monitor, personFields []string, prj *m
 		GraceSeconds: m.GraceSeconds, MaxRuntimeSeconds: m.MaxRuntimeSeconds, DeadlineSeconds: m.DeadlineSeconds,
 		AlertOnFailure: string(m.AlertOnFailure), FailureThreshold: m.FailureThreshold,
 		RecoveryThreshold: m.RecoveryThreshold, Overlap: string(m.Overlap), Channels: nonNil(m.Channels),
+		MinRuntimeSeconds: m.MinRuntimeSeconds, EarlySeconds: m.EarlySeconds, TooOften: string(m.TooOften),
 		NotifyOutput: !m.HideOutput,
 		Status:       string(m.StatusAt(now)), Paused: m.Paused, Source: m.Source, Discovered: m.Discovered,
 		PingKey: m.PingKey, PingURL: byKey, UniqueKey: keys.UniqueKey(m.ID),

@@ -302,3 +302,44 @@ func TestNotifyOutput(t *testing.T) {
 		require.True(t, byS["loud"].NotifyOutput)
 	})
 }
+
+// TestRunRuleFields: min_runtime_seconds, early_seconds and too_often are
+// off by default, stored as sent, set by PATCH and by declarations.
+func TestRunRuleFields(t *testing.T) {
+	t.Parallel()
+	eachStore(t, func(t *testing.T, b *bundle) {
+		plain := b.createMonitor(map[string]any{"name": "plain"})
+		require.Zero(t, plain.MinRuntimeSeconds)
+		require.Zero(t, plain.EarlySeconds)
+		require.Equal(t, "ignore", plain.TooOften, "off by default")
+
+		backup := b.createMonitor(map[string]any{"name": "backup", "schedule": map[string]any{"kind": "cron", "expr": "0 2 * * *"},
+			"max_runtime_seconds": 7200, "min_runtime_seconds": 60, "early_seconds": 300, "too_often": "alert"})
+		got := b.getMonitor(backup.ID)
+		require.Equal(t, int64(60), got.MinRuntimeSeconds)
+		require.Equal(t, int64(300), got.EarlySeconds)
+		require.Equal(t, "alert", got.TooOften)
+
+		r := b.do(http.MethodPatch, "/api/v1/monitors/"+backup.ID, b.rw, map[string]any{"min_runtime_seconds": 0, "too_often": "ignore"})
+		require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+		got = b.getMonitor(backup.ID)
+		require.Zero(t, got.MinRuntimeSeconds)
+		require.Equal(t, "ignore", got.TooOften)
+		require.Equal(t, int64(300), got.EarlySeconds, "left alone")
+		require.Subset(t, got.PersonFields, []string{"min_runtime_seconds", "too_often"})
+
+		// Changing the schedule to an interval while early_seconds is set
+		// is refused, naming it; nothing is stored.
+		r = b.do(http.MethodPatch, "/api/v1/monitors/"+backup.ID, b.rw, map[string]any{"schedule": map[string]any{"kind": "interval", "every_seconds": 3600}})
+		require.Equal(t, http.StatusBadRequest, r.status, "%s", r.body)
+		require.Contains(t, string(r.body), "early_seconds")
+		require.Equal(t, "cron", b.getMonitor(backup.ID).Schedule.Kind)
+
+		res := b.declare("app", map[string]any{"slug": "dump", "max_runtime_seconds": 3600, "min_runtime_seconds": 30, "too_often": "alert"},
+			map[string]any{"slug": "other"})
+		byS := bySlug(res.Monitors)
+		require.Equal(t, int64(30), byS["dump"].MinRuntimeSeconds)
+		require.Equal(t, "alert", byS["dump"].TooOften)
+		require.Equal(t, "ignore", byS["other"].TooOften)
+	})
+}

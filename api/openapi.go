@@ -204,6 +204,12 @@ func customizeSchema(_ string, t reflect.Type, tag reflect.StructTag, s *openapi
 			s.Enum = append(s.Enum, v)
 		}
 	}
+	if tag.Get("nullable") == "true" {
+		s.Nullable = true
+		if len(s.Enum) > 0 {
+			s.Enum = append(s.Enum, nil)
+		}
+	}
 	if t.Kind() == reflect.Struct && t != timeType && s.Properties != nil {
 		no := false
 		s.AdditionalProperties = openapi3.AdditionalProperties{Has: &no}

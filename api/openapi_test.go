@@ -143,24 +143,33 @@ func TestMetricsCollectors(t *testing.T) {
 # HELP vigil_incidents_open Incidents open now, by kind.
 # TYPE vigil_incidents_open gauge
 vigil_incidents_open{kind="deadline"} 0
+vigil_incidents_open{kind="early"} 0
 vigil_incidents_open{kind="failed"} 1
 vigil_incidents_open{kind="missed"} 0
 vigil_incidents_open{kind="overlap"} 0
 vigil_incidents_open{kind="stuck"} 0
+vigil_incidents_open{kind="too_fast"} 0
+vigil_incidents_open{kind="too_often"} 0
 # HELP vigil_incidents_opened_total Incidents opened, by kind, as kept in the database (deleting a monitor deletes its incidents).
 # TYPE vigil_incidents_opened_total counter
 vigil_incidents_opened_total{kind="deadline"} 0
+vigil_incidents_opened_total{kind="early"} 0
 vigil_incidents_opened_total{kind="failed"} 2
 vigil_incidents_opened_total{kind="missed"} 0
 vigil_incidents_opened_total{kind="overlap"} 0
 vigil_incidents_opened_total{kind="stuck"} 0
+vigil_incidents_opened_total{kind="too_fast"} 0
+vigil_incidents_opened_total{kind="too_often"} 0
 # HELP vigil_incidents_resolved_total Incidents resolved, by kind, as kept in the database.
 # TYPE vigil_incidents_resolved_total counter
 vigil_incidents_resolved_total{kind="deadline"} 0
+vigil_incidents_resolved_total{kind="early"} 0
 vigil_incidents_resolved_total{kind="failed"} 1
 vigil_incidents_resolved_total{kind="missed"} 0
 vigil_incidents_resolved_total{kind="overlap"} 0
 vigil_incidents_resolved_total{kind="stuck"} 0
+vigil_incidents_resolved_total{kind="too_fast"} 0
+vigil_incidents_resolved_total{kind="too_often"} 0
 # HELP vigil_monitors Monitors by status (late is derived at scrape time).
 # TYPE vigil_monitors gauge
 vigil_monitors{status="down"} 1

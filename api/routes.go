@@ -95,6 +95,24 @@ func (h *Handler) table() []route {
 		{method: http.MethodGet, path: "/api/v1/incidents/:id", access: read, fn: h.getIncident,
 			summary: "one incident, with its events and delivery attempts", doc: routeDoc{response: Incident{}}},
 
+		{method: http.MethodGet, path: "/api/v1/incidents/:id/notes", access: read, fn: h.listIncidentNotes,
+			summary: "the notes people attached to an incident, oldest first", doc: routeDoc{response: IncidentNoteList{}}},
+		{method: http.MethodPost, path: "/api/v1/incidents/:id/notes", access: write, fn: h.createIncidentNote,
+			summary: "attach a short public note to an incident: the status pages showing its monitor, and their feeds, show it", doc: routeDoc{body: IncidentNoteCreate{}, response: IncidentNote{}, status: http.StatusCreated}},
+		{method: http.MethodDelete, path: "/api/v1/incidents/:id/notes/:note", access: write, fn: h.deleteIncidentNote,
+			summary: "delete a note of an incident", doc: routeDoc{status: http.StatusNoContent}},
+
+		{method: http.MethodGet, path: "/api/v1/status-pages", access: read, fn: h.listStatusPages,
+			summary: "list the project's status pages, by slug", doc: routeDoc{response: StatusPageList{}}},
+		{method: http.MethodPost, path: "/api/v1/status-pages", access: write, fn: h.createStatusPage,
+			summary: "create a status page (unpublished unless published is true): monitors and tags shown at /status/{slug} with public names", doc: routeDoc{body: StatusPageFields{}, response: StatusPage{}, status: http.StatusCreated}},
+		{method: http.MethodGet, path: "/api/v1/status-pages/:id", access: read, fn: h.getStatusPage,
+			summary: "one status page", doc: routeDoc{response: StatusPage{}}},
+		{method: http.MethodPatch, path: "/api/v1/status-pages/:id", access: write, fn: h.patchStatusPage,
+			summary: "change, publish or unpublish a status page", doc: routeDoc{body: StatusPageFields{}, response: StatusPage{}}},
+		{method: http.MethodDelete, path: "/api/v1/status-pages/:id", access: write, fn: h.deleteStatusPage,
+			summary: "delete a status page", doc: routeDoc{status: http.StatusNoContent}},
+
 		{method: http.MethodPut, path: "/api/v1/sources/:source/monitors", access: write, fn: h.declare,
 			summary: "declare the complete set of monitors of a source (PROTOCOL.md §4)",
 			doc: routeDoc{body: Declaration{}, response: DeclarationResult{}, query: []queryParam{

@@ -66,6 +66,25 @@ func (b *bundle) failedMonitor() (api.Monitor, string) {
 	return m, ins[0].ID
 }
 
+// statusPage makes a status page of the main project.
+func (b *bundle) statusPage(body map[string]any) api.StatusPage {
+	b.t.Helper()
+	if body == nil {
+		body = map[string]any{"slug": "page-" + keys.NewID()[:8], "title": "Jobs"}
+	}
+	r := b.do(http.MethodPost, "/api/v1/status-pages", b.rw, body)
+	require.Equal(b.t, http.StatusCreated, r.status, "%s", r.body)
+	var p api.StatusPage
+	r.json(b.t, &p)
+	return p
+}
+
+func statusPagePath(body any) func(b *bundle) (string, any) {
+	return func(b *bundle) (string, any) {
+		return "/api/v1/status-pages/" + b.statusPage(nil).ID, body
+	}
+}
+
 func routeCases() map[string]routeCase {
 	monitorPath := func(suffix string) func(b *bundle) (string, any) {
 		return func(b *bundle) (string, any) {
@@ -200,6 +219,43 @@ func routeCases() map[string]routeCase {
 			require.Len(t, res.Monitors, 1)
 			_, err = b.store.MonitorGet(context.Background(), b.other.ID, res.Monitors[0].ID)
 			require.NoError(t, err)
+		}},
+		"GET /api/v1/status-pages": {ok: 200, other: 200, prepare: func(b *bundle) (string, any) {
+			b.statusPage(nil)
+			return "/api/v1/status-pages", nil
+		}, otherCheck: func(t *testing.T, b *bundle, _ string, r *response) {
+			var l api.StatusPageList
+			r.json(t, &l)
+			require.Empty(t, l.StatusPages)
+		}},
+		"POST /api/v1/status-pages": {ok: 201, other: 201, prepare: func(b *bundle) (string, any) {
+			return "/api/v1/status-pages", map[string]any{"slug": "made-" + keys.NewID()[:8], "title": "Made"}
+		}, otherCheck: func(t *testing.T, b *bundle, _ string, r *response) {
+			var p api.StatusPage
+			r.json(t, &p)
+			_, err := b.store.StatusPageGet(context.Background(), b.prj.ID, p.ID)
+			require.ErrorIs(t, err, monitors.ErrNotFound, "made in the key's own project")
+			// Slugs are unique across projects: free it for the next call.
+			require.NoError(t, b.store.StatusPageDelete(context.Background(), b.other.ID, p.ID))
+		}},
+		"GET /api/v1/status-pages/:id":    {ok: 200, other: 404, prepare: statusPagePath(nil)},
+		"PATCH /api/v1/status-pages/:id":  {ok: 200, other: 404, prepare: statusPagePath(map[string]any{"published": true})},
+		"DELETE /api/v1/status-pages/:id": {ok: 204, other: 404, prepare: statusPagePath(nil)},
+		"GET /api/v1/incidents/:id/notes": {ok: 200, other: 404, prepare: func(b *bundle) (string, any) {
+			_, id := b.failedMonitor()
+			return "/api/v1/incidents/" + id + "/notes", nil
+		}},
+		"POST /api/v1/incidents/:id/notes": {ok: 201, other: 404, prepare: func(b *bundle) (string, any) {
+			_, id := b.failedMonitor()
+			return "/api/v1/incidents/" + id + "/notes", map[string]any{"body": "Looking into it."}
+		}},
+		"DELETE /api/v1/incidents/:id/notes/:note": {ok: 204, other: 404, prepare: func(b *bundle) (string, any) {
+			_, id := b.failedMonitor()
+			r := b.do(http.MethodPost, "/api/v1/incidents/"+id+"/notes", b.rw, map[string]any{"body": "note"})
+			require.Equal(b.t, http.StatusCreated, r.status, "%s", r.body)
+			var n api.IncidentNote
+			r.json(b.t, &n)
+			return "/api/v1/incidents/" + id + "/notes/" + n.ID, nil
 		}},
 		"GET /badge/:file": {ok: 200, prepare: func(b *bundle) (string, any) {
 			m := b.createMonitor(map[string]any{"name": "badged"})

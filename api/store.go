@@ -14,6 +14,7 @@ type Store interface {
 	manage.Store
 	CollectorStore
 	monitors.MaintenanceStore
+	monitors.StatusPageStore
 	APIKeyGetByHash(ctx context.Context, hash string) (*monitors.APIKey, error)
 	APIKeyTouch(ctx context.Context, p *monitors.APIKeyTouchParams) error
 	ChannelDelete(ctx context.Context, projectID, id string) error

@@ -39,7 +39,7 @@ type PingURLs struct {
 
 // OpenIncident is an incident a monitor has open.
 type OpenIncident struct {
-	Kind     string    `json:"kind" enum:"missed,failed,stuck,deadline,overlap"`
+	Kind     string    `json:"kind" enum:"missed,failed,stuck,deadline,overlap,too_fast,early,too_often"`
 	OpenedAt time.Time `json:"opened_at"`
 	State    string    `json:"state" enum:"open,suppressed" doc:"suppressed: opened while a monitor it depends on had an open incident; not notified until that one resolves"`
 	Held     bool      `json:"held" doc:"its notification is held: suppressed, or opened while the monitor was snoozed; sent when the hold ends if it is still open"`
@@ -66,6 +66,9 @@ type Monitor struct {
 	FailureThreshold   int            `json:"failure_threshold"`
 	RecoveryThreshold  int            `json:"recovery_threshold"`
 	Overlap            string         `json:"overlap" enum:"alert,ignore"`
+	MinRuntimeSeconds  int64          `json:"min_runtime_seconds" doc:"0: off; a run that succeeds in less opens a too_fast incident (judged when its duration is known: a start ping, or duration_ms)"`
+	EarlySeconds       int64          `json:"early_seconds" doc:"0: off; cron and oncalendar only: a run that starts more than this before its occurrence opens an early incident"`
+	TooOften           string         `json:"too_often" enum:"ignore,alert" doc:"alert: a second success for one occurrence (cron, oncalendar), or a run started less than half the interval after the one before (interval), opens a too_often incident; retries never count"`
 	Channels           []string       `json:"channels" doc:"channel IDs; empty: the project's default channels"`
 	RetryPolicy        *RetryPolicy   `json:"retry_policy"`
 	NotifyOutput       bool           `json:"notify_output" doc:"notifications of a failure carry the tail of the run's output (the failing ping's body)"`
@@ -149,6 +152,9 @@ type MonitorFields struct {
 	FailureThreshold  *int         `json:"failure_threshold,omitempty"`
 	RecoveryThreshold *int         `json:"recovery_threshold,omitempty"`
 	Overlap           *string      `json:"overlap,omitempty" enum:"alert,ignore"`
+	MinRuntimeSeconds *int64       `json:"min_runtime_seconds,omitempty" doc:"default 0 (off); less than the max runtime"`
+	EarlySeconds      *int64       `json:"early_seconds,omitempty" doc:"default 0 (off); refused on interval schedules"`
+	TooOften          *string      `json:"too_often,omitempty" enum:"ignore,alert" doc:"default ignore"`
 	Channels          *[]string    `json:"channels,omitempty" doc:"IDs of channels of the project"`
 	RetryPolicy       *RetryPolicy `json:"retry_policy,omitempty" doc:"null in a PATCH removes it"`
 	NotifyOutput      *bool        `json:"notify_output,omitempty" doc:"default true: notifications of a failure carry the tail of the run's output; false keeps it out"`
@@ -282,7 +288,7 @@ type IncidentMonitor struct {
 // and delivery attempts, oldest first.
 type Incident struct {
 	ID             string          `json:"id"`
-	Kind           string          `json:"kind" enum:"missed,failed,stuck,deadline,overlap"`
+	Kind           string          `json:"kind" enum:"missed,failed,stuck,deadline,overlap,too_fast,early,too_often"`
 	OpenedAt       time.Time       `json:"opened_at"`
 	ResolvedAt     *time.Time      `json:"resolved_at"`
 	Summary        string          `json:"summary"`
@@ -293,6 +299,61 @@ type Incident struct {
 	Monitor        IncidentMonitor `json:"monitor"`
 	Events         []IncidentEvent `json:"events"`
 	Deliveries     []Delivery      `json:"deliveries"`
+	Notes          []IncidentNote  `json:"notes" doc:"notes people attached, oldest first; status pages show them"`
+}
+
+// IncidentNote is a short note a person attached to an incident, shown on
+// the status pages that show its monitor and in their feeds.
+type IncidentNote struct {
+	ID         string    `json:"id"`
+	IncidentID string    `json:"incident_id"`
+	Body       string    `json:"body" doc:"plain text, at most 2000 characters; newlines kept"`
+	CreatedAt  time.Time `json:"created_at"`
+}
+
+// IncidentNoteCreate is the body of POST /api/v1/incidents/{id}/notes.
+type IncidentNoteCreate struct {
+	Body *string `json:"body" doc:"plain text, 1 to 2000 characters, public: status pages show it to anyone"`
+}
+
+// IncidentNoteList lists an incident's notes, oldest first.
+type IncidentNoteList struct {
+	Notes []IncidentNote `json:"notes"`
+}
+
+// StatusPage is a public status page of the project. Its page, JSON and
+// Atom feed (url, url.json, url/feed.atom) answer 404 until it is
+// published.
+type StatusPage struct {
+	ID        string           `json:"id"`
+	Slug      string           `json:"slug"`
+	Title     string           `json:"title"`
+	Published bool             `json:"published"`
+	Items     []StatusPageItem `json:"items"`
+	URL       string           `json:"url" doc:"the public page: /status/{slug}"`
+	CreatedAt time.Time        `json:"created_at"`
+	UpdatedAt time.Time        `json:"updated_at"`
+}
+
+// StatusPageItem is one monitor or one tag a page shows.
+type StatusPageItem struct {
+	Monitor string `json:"monitor,omitempty" doc:"a monitor's ID; or tag"`
+	Tag     string `json:"tag,omitempty" doc:"every monitor with the tag, by name"`
+	Name    string `json:"name,omitempty" doc:"the name the public sees: a monitor's in place of its own (used wherever it is shown), a tag's heading (default: the tag)"`
+}
+
+// StatusPageFields are what a person sets of a status page. In a PATCH, a
+// field left out keeps its value.
+type StatusPageFields struct {
+	Slug      *string           `json:"slug,omitempty" doc:"1 to 64 of a-z, 0-9 and -, unique across projects; required on create"`
+	Title     *string           `json:"title,omitempty" doc:"at most 200 characters; required on create"`
+	Published *bool             `json:"published,omitempty" doc:"default false: the public page answers 404 until published"`
+	Items     *[]StatusPageItem `json:"items,omitempty" doc:"what the page shows, in order (at most 200); a monitor shown once is not shown again"`
+}
+
+// StatusPageList lists the project's status pages, by slug.
+type StatusPageList struct {
+	StatusPages []StatusPage `json:"status_pages"`
 }
 
 // IncidentList is a page of incidents, newest first.
@@ -304,13 +365,16 @@ type IncidentList struct {
 // Channel is an alert channel as the API returns it: its config without
 // the kind's write-only secrets.
 type Channel struct {
-	ID        string          `json:"id"`
-	Kind      string          `json:"kind" enum:"slack,email,webhook,pagerduty,discord,teams,opsgenie,telegram,ntfy"`
-	Name      string          `json:"name"`
-	Config    json.RawMessage `json:"config" doc:"the kind's config without its secrets (PROTOCOL.md §2)"`
-	IsDefault bool            `json:"is_default" doc:"used by monitors with no channels of their own"`
-	CreatedAt time.Time       `json:"created_at"`
-	UpdatedAt time.Time       `json:"updated_at"`
+	ID           string          `json:"id"`
+	Kind         string          `json:"kind" enum:"slack,email,webhook,pagerduty,discord,teams,opsgenie,telegram,ntfy"`
+	Name         string          `json:"name"`
+	Config       json.RawMessage `json:"config" doc:"the kind's config without its secrets (PROTOCOL.md §2)"`
+	IsDefault    bool            `json:"is_default" doc:"used by monitors with no channels of their own"`
+	NotifyLate   bool            `json:"notify_late" doc:"send a monitor.late warning when a monitor is halfway through its grace without a ping, before its missed incident; not for pagerduty and opsgenie"`
+	GroupSeconds int             `json:"group_seconds" doc:"incidents of the project that open within this many seconds (0 to 600) of the first go out as one incidents.grouped message; 0 sends each alone; default 30 for slack, email, discord, teams, telegram and ntfy, 0 for webhook, pagerduty and opsgenie (which must keep 0)"`
+	Report       string          `json:"report,omitempty" enum:"weekly,monthly" doc:"the channel gets a report of its project every week (the week that ended on Monday 00:00 UTC) or every month (ended on the 1st 00:00 UTC); absent: none. Email, slack and webhook channels only"`
+	CreatedAt    time.Time       `json:"created_at"`
+	UpdatedAt    time.Time       `json:"updated_at"`
 	// SecretsForgotten is set by PATCH when its config changed where the
 	// channel sends and left stored write-only keys out: they were
 	// forgotten, not carried to the new destination.
@@ -319,10 +383,13 @@ type Channel struct {
 
 // ChannelCreate is the body of POST /api/v1/channels.
 type ChannelCreate struct {
-	Kind      *string         `json:"kind,omitempty" enum:"slack,email,webhook,pagerduty,discord,teams,opsgenie,telegram,ntfy" required:"true"`
-	Name      *string         `json:"name,omitempty" required:"true"`
-	Config    json.RawMessage `json:"config,omitempty" required:"true" doc:"the kind's config, secrets included"`
-	IsDefault *bool           `json:"is_default,omitempty"`
+	Kind         *string         `json:"kind,omitempty" enum:"slack,email,webhook,pagerduty,discord,teams,opsgenie,telegram,ntfy" required:"true"`
+	Name         *string         `json:"name,omitempty" required:"true"`
+	Config       json.RawMessage `json:"config,omitempty" required:"true" doc:"the kind's config, secrets included"`
+	IsDefault    *bool           `json:"is_default,omitempty"`
+	NotifyLate   *bool           `json:"notify_late,omitempty" doc:"default false"`
+	GroupSeconds *int            `json:"group_seconds,omitempty" doc:"default: 30 for the chat and e-mail kinds, 0 for webhook, pagerduty and opsgenie"`
+	Report       *string         `json:"report,omitempty" enum:"weekly,monthly" doc:"weekly or monthly reports of the project to this channel (email, slack and webhook only); leave out for none"`
 }
 
 // ChannelUpdate is the body of PATCH /api/v1/channels/{id}. A config
@@ -330,9 +397,12 @@ type ChannelCreate struct {
 // stored value (set it to null to remove it), unless the config changes
 // where the channel sends: then the secrets it leaves out are forgotten.
 type ChannelUpdate struct {
-	Name      *string         `json:"name,omitempty"`
-	Config    json.RawMessage `json:"config,omitempty" doc:"replaces the stored config; write-only keys left out keep their stored value unless this config changes where the channel sends (url, webhook_url, channel, chat_id, region, to), when they are forgotten"`
-	IsDefault *bool           `json:"is_default,omitempty"`
+	Name         *string         `json:"name,omitempty"`
+	Config       json.RawMessage `json:"config,omitempty" doc:"replaces the stored config; write-only keys left out keep their stored value unless this config changes where the channel sends (url, webhook_url, channel, chat_id, region, to), when they are forgotten"`
+	IsDefault    *bool           `json:"is_default,omitempty"`
+	NotifyLate   *bool           `json:"notify_late,omitempty"`
+	GroupSeconds *int            `json:"group_seconds,omitempty"`
+	Report       *string         `json:"report,omitempty" enum:"weekly,monthly" nullable:"true" doc:"weekly or monthly reports of the project to this channel; null stops them"`
 }
 
 // ChannelList is a page of channels, by name.

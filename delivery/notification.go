@@ -98,9 +98,12 @@ func notificationPing(p *monitors.Ping, withOutput bool) *notifiers.Ping {
 }
 
 // DeliveryID names delivery d to receivers (Vigil-Delivery-Id): its
-// incident (or, for a monitor event, its monitor) and its own number, the
-// same for every attempt at it.
+// incident (or, for a monitor event, its monitor; for a report, the
+// report) and its own number, the same for every attempt at it.
 func DeliveryID(d *monitors.Delivery) string {
+	if d.ReportID != "" {
+		return "report-" + d.ReportID + "." + strconv.FormatInt(d.ID, 10)
+	}
 	if d.IncidentID == "" {
 		return "monitor-" + d.MonitorID + "." + strconv.FormatInt(d.ID, 10)
 	}
@@ -165,4 +168,50 @@ func timeOrNil(t time.Time) *time.Time {
 		return nil
 	}
 	return &t
+}
+
+// DashboardURL is the dashboard's home page: baseURL/.
+func DashboardURL(baseURL string) string { return strings.TrimRight(baseURL, "/") + "/" }
+
+// NewReportNotification builds what a channel is told about delivery d of
+// report r: the report as it was claimed, with links to the dashboard and
+// to each monitor it names.
+func NewReportNotification(d *monitors.Delivery, r *monitors.Report, now time.Time, baseURL string) *notifiers.Notification {
+	line := func(m monitors.ReportMonitor) notifiers.ReportMonitor {
+		return notifiers.ReportMonitor{ID: m.ID, Name: m.Name, Slug: m.Slug, URL: MonitorURL(baseURL, m.ID),
+			CreatedAt: m.CreatedAt, Occurrences: m.Occurrences, OnTime: m.OnTime, Incidents: reportIncidents(m.Incidents),
+			Runs: m.Runs, RunP50: m.RunP50, RunP95: m.RunP95, Retries: m.Retries}
+	}
+	lines := func(ms []monitors.ReportMonitor) []notifiers.ReportMonitor {
+		out := make([]notifiers.ReportMonitor, len(ms))
+		for i, m := range ms {
+			out[i] = line(m)
+		}
+		return out
+	}
+	return &notifiers.Notification{
+		Event:   notifiers.Event(d.Event),
+		SentAt:  now,
+		EventAt: d.EventAt,
+		BaseURL: strings.TrimRight(baseURL, "/"),
+		// The same for every attempt at it.
+		DeliveryID: DeliveryID(d),
+		Report: &notifiers.Report{ID: r.ID, Period: string(r.Period), Start: r.Start, End: r.End,
+			Zone: monitors.ReportZone.String(), ProjectName: r.ProjectName, URL: DashboardURL(baseURL),
+			Monitors: r.Monitors, Occurrences: r.Occurrences, OnTime: r.OnTime, Incidents: reportIncidents(r.Incidents),
+			WithIncidents: lines(r.WithIncidents), WithIncidentsTotal: r.WithIncidentsTotal, Slowest: lines(r.Slowest),
+			MostRetried: lines(r.MostRetried), NeverPinged: lines(r.NeverPinged), NeverPingedTotal: r.NeverPingedTotal},
+	}
+}
+
+// reportIncidents lists tallies in the order of the incident kinds,
+// leaving out the kinds with none.
+func reportIncidents(in map[monitors.IncidentKind]monitors.IncidentTally) []notifiers.ReportIncidents {
+	out := []notifiers.ReportIncidents{}
+	for _, k := range monitors.IncidentKinds {
+		if t, ok := in[k]; ok && (t.Count > 0 || t.Duration > 0) {
+			out = append(out, notifiers.ReportIncidents{Kind: notifiers.IncidentKind(k), Count: t.Count, Duration: t.Duration})
+		}
+	}
+	return out
 }

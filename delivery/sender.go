@@ -112,6 +112,9 @@ func (s *Sender) deliver(ctx context.Context, j job) result {
 	if err != nil {
 		return result{verdict: verdictRetry, err: err, delay: cfg.Backoff.Delay(j.attempt, rand.Float64())}
 	}
+	if d.Event.IsReport() {
+		return s.deliverReport(ctx, j, d, ch, now)
+	}
 	if d.Event.IsMonitorEvent() {
 		m, err := st.MonitorGet(ctx, d.ProjectID, d.MonitorID)
 		if err == nil {
@@ -140,6 +143,22 @@ func (s *Sender) deliver(ctx context.Context, j job) result {
 		return result{verdict: verdictCancel, err: err}
 	}
 	return result{verdict: verdictRetry, err: err, delay: cfg.Backoff.Delay(j.attempt, rand.Float64())}
+}
+
+// deliverReport makes one attempt of a report's delivery: the report as
+// it was claimed, so every attempt sends the same. A channel whose kind
+// carries no reports (its report field was set before it could not be,
+// or its kind changed) fails for good, logged like any attempt.
+func (s *Sender) deliverReport(ctx context.Context, j job, d *monitors.Delivery, ch *monitors.Channel, now time.Time) result {
+	r, err := s.cfg.Store.ReportGet(ctx, d.ProjectID, d.ReportID)
+	if errors.Is(err, monitors.ErrNotFound) {
+		s.cfg.Logger.Info("report is gone; nothing to send", "delivery_id", d.ID, "report_id", d.ReportID)
+		return result{verdict: verdictCancel, err: err}
+	}
+	if err != nil {
+		return result{verdict: verdictRetry, err: err, delay: s.cfg.Backoff.Delay(j.attempt, rand.Float64())}
+	}
+	return s.attempt(ctx, j, d, ch, NewReportNotification(d, r, now, s.cfg.BaseURL))
 }
 
 // incidentFacts loads the run and the ping that incident in names. Either
@@ -252,6 +271,9 @@ func (s *Sender) decide(j job, d *monitors.Delivery, err error, now time.Time, p
 
 // send builds ch's notifier and makes one attempt.
 func (s *Sender) send(ctx context.Context, ch *monitors.Channel, n *notifiers.Notification) error {
+	if n.Event.IsReport() && !monitors.ChannelReports(ch.Kind) {
+		return notifiers.Permanent(fmt.Errorf("channel %s: %s channels take no reports (only email, slack and webhook do)", ch.ID, ch.Kind))
+	}
 	nt, err := s.notifier(ch)
 	if err != nil {
 		return err

@@ -51,6 +51,8 @@ type Store interface {
 	IncidentGet(ctx context.Context, projectID, id string) (*monitors.Incident, error)
 	MonitorGet(ctx context.Context, projectID, id string) (*monitors.Monitor, error)
 	ChannelGet(ctx context.Context, projectID, id string) (*monitors.Channel, error)
+	// ReportGet loads the report a report's delivery sends.
+	ReportGet(ctx context.Context, projectID, id string) (*monitors.Report, error)
 	// PingList and RunList load the ping and the run an incident names.
 	PingList(ctx context.Context, p *monitors.HistoryListParams) ([]*monitors.Ping, error)
 	RunList(ctx context.Context, p *monitors.HistoryListParams) ([]*monitors.Run, error)

@@ -62,6 +62,9 @@ type Config struct {
 	// OutageThreshold is the longest gap in the evaluators' shared
 	// heartbeat that is not an outage of Vigil; default a minute.
 	OutageThreshold time.Duration
+	// ReportInterval is how often Run looks for reports due (see
+	// [Evaluator.ReportOnce]); default ReportIntervalDefault.
+	ReportInterval time.Duration
 	// Logger receives outages at Warn and errors at Error; default discards.
 	Logger *slog.Logger
 	// Registerer, when set, registers the evaluator's metrics.
@@ -82,6 +85,7 @@ func (c Config) withDefaults() (Config, error) {
 	c.Workers = cmp.Or(c.Workers, WorkersDefault)
 	c.PollInterval = cmp.Or(c.PollInterval, PollIntervalDefault)
 	c.OutageThreshold = cmp.Or(c.OutageThreshold, OutageThresholdDefault)
+	c.ReportInterval = cmp.Or(c.ReportInterval, ReportIntervalDefault)
 	c.Logger = cmp.Or(c.Logger, slog.New(slog.DiscardHandler))
 	var errs []error
 	if c.BatchSize < 1 || c.BatchSize > BatchSizeMax {
@@ -92,6 +96,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.PollInterval < time.Millisecond || c.PollInterval > PollIntervalMax {
 		errs = append(errs, fmt.Errorf("evaluator poll interval: %s is not between 1ms and %s", c.PollInterval, PollIntervalMax))
+	}
+	if c.ReportInterval < time.Millisecond {
+		errs = append(errs, fmt.Errorf("report interval: %s is less than 1ms", c.ReportInterval))
 	}
 	if c.OutageThreshold < OutageThresholdMin {
 		errs = append(errs, fmt.Errorf("outage threshold: %s is less than %s", c.OutageThreshold, OutageThresholdMin))
@@ -320,6 +327,9 @@ func (e *Evaluator) noteOutage(ctx context.Context, hb *monitors.EvaluatorHeartb
 func (e *Evaluator) Run(ctx context.Context) {
 	e.log.InfoContext(ctx, "evaluator started", "batch_size", e.cfg.BatchSize, "poll_interval", e.cfg.PollInterval.String(),
 		"outage_threshold", e.cfg.OutageThreshold.String())
+	var reports sync.WaitGroup
+	defer reports.Wait()
+	reports.Go(func() { e.reportLoop(ctx) })
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	for {

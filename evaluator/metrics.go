@@ -17,6 +17,7 @@ type metrics struct {
 	outages          prometheus.Counter
 	outageSeconds    prometheus.Gauge
 	outagePostponed  prometheus.Gauge
+	reports          *prometheus.CounterVec
 }
 
 func newMetrics() *metrics {
@@ -59,12 +60,16 @@ func newMetrics() *metrics {
 			Name: "vigil_outage_last_monitors_postponed",
 			Help: "Monitors given a fresh grace window by the last outage this process settled.",
 		}),
+		reports: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "vigil_reports_claimed_total",
+			Help: "Reports this process claimed and queued for delivery, by period (weekly, monthly).",
+		}, []string{"period"}),
 	}
 }
 
 func (m *metrics) register(r prometheus.Registerer) error {
 	for _, c := range []prometheus.Collector{m.evaluated, m.opened, m.detectionSeconds, m.claimSeconds, m.lagSeconds,
-		m.errors, m.outages, m.outageSeconds, m.outagePostponed} {
+		m.errors, m.outages, m.outageSeconds, m.outagePostponed, m.reports} {
 		if err := r.Register(c); err != nil {
 			return fmt.Errorf("register evaluator metrics: %w", err)
 		}

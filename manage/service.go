@@ -20,6 +20,12 @@ type Store interface {
 	APIKeyCreate(ctx context.Context, p *monitors.APIKeyCreateParams) (*monitors.APIKey, error)
 	APIKeyRevoke(ctx context.Context, projectID, id string, at time.Time) error
 	MonitorSync(ctx context.Context, p *monitors.MonitorSyncParams) error
+	MonitorGet(ctx context.Context, projectID, id string) (*monitors.Monitor, error)
+	StatusPageCreate(ctx context.Context, p *monitors.StatusPage) error
+	StatusPageModify(ctx context.Context, projectID, id string, fn func(p *monitors.StatusPage) error) (*monitors.StatusPage, error)
+	StatusPageDelete(ctx context.Context, projectID, id string) error
+	IncidentNoteCreate(ctx context.Context, n *monitors.IncidentNote) error
+	IncidentNoteDelete(ctx context.Context, projectID, id string) error
 }
 
 // Service makes the changes a person asks for.
@@ -159,14 +165,21 @@ func (s *Service) MonitorSetPaused(ctx context.Context, projectID, id string, pa
 }
 
 // ChannelCreate validates a new channel and stores it; its name is
-// trimmed. A name in use in the project is monitors.ErrConflict.
+// trimmed, and without group_seconds it gathers incidents as its kind
+// does by default (monitors.ChannelGroupDefault). A name in use in the
+// project is monitors.ErrConflict.
 func (s *Service) ChannelCreate(ctx context.Context, p *monitors.ChannelCreateParams) (*monitors.Channel, error) {
 	q := *p
 	q.Name = strings.TrimSpace(q.Name)
 	if q.Now.IsZero() {
 		q.Now = s.now()
 	}
-	c := &monitors.Channel{ProjectID: q.ProjectID, Kind: q.Kind, Name: q.Name, Config: q.Config, IsDefault: q.IsDefault}
+	if q.GroupSeconds == nil {
+		g := monitors.ChannelGroupDefault(q.Kind)
+		q.GroupSeconds = &g
+	}
+	c := &monitors.Channel{ProjectID: q.ProjectID, Kind: q.Kind, Name: q.Name, Config: q.Config, IsDefault: q.IsDefault,
+		NotifyLate: q.NotifyLate, GroupSeconds: *q.GroupSeconds, Report: q.Report}
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}

@@ -81,6 +81,17 @@ const (
 	OverlapIgnore OverlapPolicy = "ignore"
 )
 
+// TooOftenPolicy says whether successful runs more often than the schedule
+// asks for open a too_often incident (see [Monitor.TooOften]).
+type TooOftenPolicy string
+
+// TooOftenPolicy values.
+const (
+	// TooOftenIgnore, the default, counts no runs.
+	TooOftenIgnore TooOftenPolicy = "ignore"
+	TooOftenAlert  TooOftenPolicy = "alert"
+)
+
 // Status is what users see of a monitor.
 type Status string
 
@@ -161,9 +172,19 @@ type Monitor struct {
 	// SnoozedUntil, when set and in the future, holds the notifications of
 	// the incidents the monitor opens until then (see [Snooze]).
 	SnoozedUntil *time.Time
-	PingKey      string
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	// MinRuntimeSeconds, when set, is the least a successful run may take:
+	// a success that took less opens a too_fast incident. 0: off.
+	MinRuntimeSeconds int64
+	// EarlySeconds, when set (cron and oncalendar schedules only), is how
+	// long before its occurrence a run may start: one that starts earlier
+	// opens an early incident. 0: off.
+	EarlySeconds int64
+	// TooOften says whether more successful runs than the schedule has
+	// occurrences open a too_often incident; "" reads as TooOftenIgnore.
+	TooOften  TooOftenPolicy
+	PingKey   string
+	CreatedAt time.Time
+	UpdatedAt time.Time
 
 	// State is owned by the state machine (ApplyPing, ApplyTime, ...).
 	State State
@@ -195,6 +216,13 @@ func (m *Monitor) MaxRuntime() time.Duration {
 	}
 	return m.Grace()
 }
+
+// MinRuntime returns the least a successful run may take, 0 when any.
+func (m *Monitor) MinRuntime() time.Duration { return time.Duration(m.MinRuntimeSeconds) * time.Second }
+
+// Early returns how long before its occurrence a run may start, 0 when
+// runs are not judged for starting early.
+func (m *Monitor) Early() time.Duration { return time.Duration(m.EarlySeconds) * time.Second }
 
 // Deadline returns the deadline after each occurrence, 0 when none.
 func (m *Monitor) Deadline() time.Duration { return time.Duration(m.DeadlineSeconds) * time.Second }
@@ -283,6 +311,9 @@ func (m *Monitor) ApplyDefaults() {
 	if m.Overlap == "" {
 		m.Overlap = OverlapAlert
 	}
+	if m.TooOften == "" {
+		m.TooOften = TooOftenIgnore
+	}
 	if m.Slug == "" {
 		m.Slug = Slugify(m.Name)
 	}
@@ -326,7 +357,8 @@ func (m *Monitor) Validate() error {
 			return invalid("tags", "tag %q must be 1 to 50 characters without spaces or commas", t)
 		}
 	}
-	if _, err := ValidateSchedule(m.Schedule); err != nil {
+	sched, err := ValidateSchedule(m.Schedule)
+	if err != nil {
 		return err
 	}
 	if m.GraceSeconds < 1 || m.GraceSeconds > 366*24*3600 {
@@ -337,6 +369,24 @@ func (m *Monitor) Validate() error {
 	}
 	if m.DeadlineSeconds < 0 || m.DeadlineSeconds > 366*24*3600 {
 		return invalid("deadline_seconds", "must be between 0 (none) and %d", 366*24*3600)
+	}
+	if m.MinRuntimeSeconds < 0 || m.MinRuntimeSeconds > 366*24*3600 {
+		return invalid("min_runtime_seconds", "must be between 0 (off) and %d", 366*24*3600)
+	}
+	if m.MinRuntimeSeconds > 0 && m.MinRuntime() >= m.MaxRuntime() {
+		return invalid("min_runtime_seconds", "%d must be less than the max runtime (%s: max_runtime_seconds, or grace_seconds when that is 0), or every run long enough would first be stuck",
+			m.MinRuntimeSeconds, FormatDuration(m.MaxRuntime()))
+	}
+	if m.EarlySeconds < 0 || m.EarlySeconds > 366*24*3600 {
+		return invalid("early_seconds", "must be between 0 (off) and %d", 366*24*3600)
+	}
+	if _, ok := sched.(Interval); ok && m.EarlySeconds > 0 {
+		return invalid("early_seconds", "is for cron and oncalendar schedules only: an interval schedule's runs have no set time to be early for")
+	}
+	switch m.TooOften {
+	case TooOftenAlert, TooOftenIgnore:
+	default:
+		return invalid("too_often", "%q is not one of alert, ignore", m.TooOften)
 	}
 	switch m.AlertOnFailure {
 	case AlertFinal, AlertEveryAttempt, AlertNever:
@@ -454,6 +504,13 @@ type Run struct {
 	Stuck      bool
 }
 
+// RunBrief is what the monitor list draws of a run (its sparkline): the
+// outcome, empty while open, and the duration once known.
+type RunBrief struct {
+	Outcome    RunOutcome
+	DurationMS *int64
+}
+
 // IncidentKind names the condition an incident reports.
 type IncidentKind string
 
@@ -464,10 +521,19 @@ const (
 	IncidentStuck    IncidentKind = "stuck"
 	IncidentDeadline IncidentKind = "deadline"
 	IncidentOverlap  IncidentKind = "overlap"
+	// IncidentTooFast: a run succeeded in less than min_runtime_seconds.
+	IncidentTooFast IncidentKind = "too_fast"
+	// IncidentEarly: a run started more than early_seconds before its
+	// occurrence.
+	IncidentEarly IncidentKind = "early"
+	// IncidentTooOften: more successful runs than occurrences (cron,
+	// oncalendar), or two less than half the interval apart.
+	IncidentTooOften IncidentKind = "too_often"
 )
 
 // IncidentKinds lists every kind, in a stable order.
-var IncidentKinds = []IncidentKind{IncidentMissed, IncidentFailed, IncidentStuck, IncidentDeadline, IncidentOverlap}
+var IncidentKinds = []IncidentKind{IncidentMissed, IncidentFailed, IncidentStuck, IncidentDeadline, IncidentOverlap,
+	IncidentTooFast, IncidentEarly, IncidentTooOften}
 
 // Incident is one open or resolved condition of a monitor.
 type Incident struct {

@@ -3,6 +3,7 @@ package monitors
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 )
@@ -46,6 +47,12 @@ type State struct {
 	// Held are the open incidents whose notification is held, by kind,
 	// with why (see [HeldNotice]).
 	Held map[IncidentKind]HeldNotice `json:"held,omitempty"`
+	// Ran is what the too_often rule remembers of the latest successful
+	// runs, kept only while it is on: for a cron or oncalendar schedule,
+	// the latest occurrences that had one, oldest first, each with the
+	// runs counted for it (at most MaxRanOccs); for an interval schedule,
+	// one entry, the start of the latest.
+	Ran []RanOcc `json:"ran,omitempty"`
 	// Undeclared is set while the monitor's source no longer declares it
 	// (see [Undeclare]); Notified when its monitor.undeclared notice went
 	// out, so that declaring it again says so.
@@ -79,6 +86,18 @@ type MissedOcc struct {
 // beginning beyond it drops the oldest.
 const MaxRetryChains = 100
 
+// RanOcc is an occurrence that had a successful run (see [State.Ran]).
+type RanOcc struct {
+	At   time.Time `json:"at"`
+	Runs int       `json:"runs"`
+}
+
+// MaxRanOccs bounds the occurrences the too_often rule remembers. Runs
+// come in order but for those that name their occurrence (scheduled_at),
+// so a few are enough to tell a second run of one from the late retry of
+// another.
+const MaxRanOccs = 8
+
 // UnmarshalJSON reads a state, including one stored before retry chains
 // were kept per occurrence (a single "retry").
 func (s *State) UnmarshalJSON(b []byte) error {
@@ -107,6 +126,26 @@ func (s *State) NextRetry() *RetryWait {
 		}
 	}
 	return next
+}
+
+// Clone returns a copy of s that shares no memory with it: changing one
+// does not change the other.
+func (s State) Clone() State {
+	s.DeadlineDone = slices.Clone(s.DeadlineDone)
+	s.Retries = slices.Clone(s.Retries)
+	s.Runs = slices.Clone(s.Runs)
+	s.Ran = slices.Clone(s.Ran)
+	s.Open = maps.Clone(s.Open)
+	s.Held = maps.Clone(s.Held)
+	if s.Missed != nil {
+		m := *s.Missed
+		s.Missed = &m
+	}
+	if s.Hold != nil {
+		h := *s.Hold
+		s.Hold = &h
+	}
+	return s
 }
 
 // UTC returns a copy of s with every instant in UTC, as stores write it.
@@ -163,6 +202,14 @@ func (s State) UTC() State {
 		}
 		s.Held = held
 	}
+	if len(s.Ran) > 0 {
+		ran := make([]RanOcc, len(s.Ran))
+		for i, r := range s.Ran {
+			r.At = r.At.UTC()
+			ran[i] = r
+		}
+		s.Ran = ran
+	}
 	return s
 }
 
@@ -176,6 +223,11 @@ type OpenRun struct {
 	// Occ is the occurrence the run belongs to, as for [RetryWait].
 	Occ   time.Time `json:"occ,omitzero"`
 	Keyed bool      `json:"keyed,omitempty"`
+	// Retry is set when the run is a retry (its start answered a retry
+	// chain, or had an attempt after the first); Early when its start was
+	// early (early_seconds). Neither counts toward too_often.
+	Retry bool `json:"retry,omitempty"`
+	Early bool `json:"early,omitempty"`
 }
 
 // Hold is a fresh grace window given after an outage of Vigil.
@@ -275,6 +327,7 @@ func newMachine(m *Monitor) (*machine, error) {
 	s.Open = open
 	s.Retries = slices.Clone(s.Retries)
 	s.DeadlineDone = slices.Clone(s.DeadlineDone)
+	s.Ran = slices.Clone(s.Ran)
 	if s.Missed != nil {
 		mo := *s.Missed
 		s.Missed = &mo
@@ -313,6 +366,9 @@ func (x *machine) finish() *Transition {
 	}
 	if len(x.s.DeadlineDone) == 0 {
 		x.s.DeadlineDone = nil
+	}
+	if len(x.s.Ran) == 0 || x.m.TooOften != TooOftenAlert {
+		x.s.Ran = nil
 	}
 	x.m.State = *x.s
 	x.m.NextDeadlineAt = x.m.NextDeadline()
@@ -478,15 +534,29 @@ func (x *machine) ping(p *Ping) {
 	}
 	x.release(p.At)
 	o := x.occurrence(p)
+	rs := x.runStart(p, o)
+	o = rs.occ
 	s.LastPingAt, s.LastPingKind = p.At, p.Kind
-	if o.keyed && !s.Expected.IsZero() {
+	switch {
+	case rs.ahead:
+		// A run that belongs to the coming occurrence covers it (see
+		// runStart), early or not: an early job is reported once, as
+		// early, and not also as missed.
+		if next := x.expectedAfter(o.at); next.After(s.Expected) {
+			s.Expected = next
+		}
+	case o.keyed && !s.Expected.IsZero():
 		// A ping that names its occurrence covers that occurrence only: a
 		// late attempt of an old occurrence is not the run of a newer one.
 		if next := x.expectedAfter(o.at); next.After(s.Expected) {
 			s.Expected = next
 		}
-	} else {
-		s.Expected = x.expectedAfter(p.At)
+	default:
+		// With early_seconds, the end of a run that covered the coming
+		// occurrence must not take that back.
+		if next := x.expectedAfter(p.At); x.m.EarlySeconds == 0 || !next.Before(s.Expected) {
+			s.Expected = next
+		}
 	}
 	if x.m.DeadlineSeconds > 0 && s.DeadlineOcc.IsZero() {
 		s.DeadlineOcc = s.Expected
@@ -506,16 +576,120 @@ func (x *machine) ping(p *Ping) {
 		s.Hold = nil
 	}
 
+	if rs.judged {
+		x.judgeEarly(p, rs)
+	}
+
 	switch p.Kind {
 	case PingStart:
-		x.start(p, o)
+		x.start(p, o, rs)
 	case PingSkip:
 		s.RunSeq++
 		at := p.At
 		x.tr.Runs = append(x.tr.Runs, RunChange{Run: Run{Seq: s.RunSeq, RID: p.RID, StartedAt: &at, FinishedAt: &at, Outcome: RunSkipped, Attempt: p.Attempt}})
 	case PingSuccess, PingFail, PingCancel:
-		x.finishRun(p, o)
+		x.finishRun(p, o, rs)
 	}
+}
+
+// runStart is what a ping that begins a run says about it: when it
+// started, which occurrence it is for, and whether it is judged for
+// starting early.
+type runStart struct {
+	occ occRef
+	// at is when the run started: the start ping's time, or for a run
+	// reported only by its end, that end minus duration_ms (or the end,
+	// when there is none).
+	at time.Time
+	// begins is set when the ping begins a run: a start, or a success or
+	// failure that closes no open run. retry is set when that run is a
+	// retry of an earlier attempt (it answers a retry chain, or has an
+	// attempt after the first).
+	begins, retry bool
+	// ahead is set when the run is taken for the coming occurrence
+	// rather than the one before it (see [machine.runStart]).
+	ahead bool
+	// judged is set when early_seconds judges the run's start.
+	judged bool
+}
+
+// runStart says when the run that p begins started and which occurrence
+// it is for (o, as the ping names it or as its time falls).
+//
+// With early_seconds, a run that does not name its occurrence is for the
+// coming occurrence when it starts nearer to it than to the one before,
+// and that one already had its ping: a daily 02:00 job started at 20:00
+// runs early, and at 13:00 runs again for the 02:00 before. Such a run
+// covers the coming occurrence, as an early ping within the tolerance
+// does. A retry is never taken for a coming occurrence, nor judged early:
+// it retries one that has passed.
+func (x *machine) runStart(p *Ping, o occRef) runStart {
+	rs := runStart{occ: o, at: p.At}
+	switch p.Kind {
+	case PingStart:
+		rs.begins = true
+	case PingSuccess, PingFail:
+		rs.begins = x.openRunOf(p) < 0
+	}
+	if !rs.begins {
+		return rs
+	}
+	if p.DurationMS != nil && p.Kind != PingStart {
+		rs.at = p.At.Add(-time.Duration(*p.DurationMS) * time.Millisecond)
+		if !o.keyed {
+			rs.occ.at = x.occurrenceAt(rs.at)
+		}
+	}
+	rs.retry = p.Attempt > 1 || x.chainOf(p, o) >= 0
+	if x.m.EarlySeconds == 0 || rs.retry {
+		return rs
+	}
+	if _, ok := x.sched.(Interval); ok {
+		return rs
+	}
+	rs.judged = true
+	if o.keyed {
+		return rs
+	}
+	next := x.sched.Next(rs.at)
+	if next.IsZero() || !rs.occ.at.Before(next) {
+		return rs // already the coming one, by the tolerance
+	}
+	prev := x.sched.Prev(next)
+	if !prev.IsZero() && next.Sub(rs.at) < rs.at.Sub(prev) && (x.s.Expected.IsZero() || !x.s.Expected.Before(next)) {
+		rs.occ.at, rs.ahead = next, true
+	}
+	return rs
+}
+
+// openRunOf returns the index of the open run a finishing ping closes: the
+// one of its rid, or without rid the oldest; -1 when none.
+func (x *machine) openRunOf(p *Ping) int {
+	if p.RID != "" {
+		return slices.IndexFunc(x.s.Runs, func(r OpenRun) bool { return r.RID == p.RID })
+	}
+	if len(x.s.Runs) > 0 {
+		return 0
+	}
+	return -1
+}
+
+// judgeEarly applies early_seconds to the start of a run: more than that
+// before its occurrence opens (or updates) the early incident; a start
+// that is not resolves it.
+func (x *machine) judgeEarly(p *Ping, rs runStart) {
+	by := rs.occ.at.Sub(rs.at)
+	if by > x.m.Early() {
+		x.open(IncidentEarly, p.At, x.s.RunSeq+1, fmt.Sprintf("%s: a run started at %s, %s before its occurrence of %s (early_seconds: %s)",
+			x.m.Name, x.fmtTime(rs.at), FormatDuration(by), x.fmtTime(rs.occ.at), FormatDuration(x.m.Early())))
+		return
+	}
+	x.resolve(IncidentEarly, p.At, fmt.Sprintf("a run started at %s, on time for its occurrence of %s", x.fmtTime(rs.at), x.fmtTime(rs.occ.at)))
+}
+
+// isEarly reports whether judgeEarly found rs early.
+func (x *machine) isEarly(rs runStart) bool {
+	return rs.judged && rs.occ.at.Sub(rs.at) > x.m.Early()
 }
 
 // endsMissed reports whether a ping of occurrence o ends the open missed
@@ -564,7 +738,7 @@ func (x *machine) chainOf(p *Ping, o occRef) int {
 	return -1
 }
 
-func (x *machine) start(p *Ping, o occRef) {
+func (x *machine) start(p *Ping, o occRef, rs runStart) {
 	s := x.s
 	if len(s.Runs) > 0 && x.m.Overlap == OverlapAlert {
 		oldest := s.Runs[0]
@@ -573,7 +747,8 @@ func (x *machine) start(p *Ping, o occRef) {
 			x.m.Name, x.fmtTime(p.At), len(s.Runs), runName(oldest.RID, oldest.Seq), x.fmtTime(oldest.StartedAt)))
 	}
 	s.RunSeq++
-	run := OpenRun{Seq: s.RunSeq, RID: p.RID, StartedAt: p.At, Attempt: p.Attempt, Occ: o.at, Keyed: o.keyed}
+	run := OpenRun{Seq: s.RunSeq, RID: p.RID, StartedAt: p.At, Attempt: p.Attempt, Occ: o.at, Keyed: o.keyed,
+		Retry: rs.retry, Early: x.isEarly(rs)}
 	s.Runs = append(s.Runs, run)
 	at := p.At
 	x.tr.Runs = append(x.tr.Runs, RunChange{Run: Run{Seq: run.Seq, RID: run.RID, StartedAt: &at, Attempt: run.Attempt}})
@@ -608,19 +783,12 @@ func (x *machine) afterRunClosed(r OpenRun, at time.Time, why string) {
 	}
 }
 
-func (x *machine) finishRun(p *Ping, o occRef) {
+func (x *machine) finishRun(p *Ping, o occRef, rs runStart) {
 	s := x.s
-	idx := -1
-	if p.RID != "" {
-		for i, r := range s.Runs {
-			if r.RID == p.RID {
-				idx = i
-				break
-			}
-		}
-	} else if len(s.Runs) > 0 {
-		idx = 0 // without rid, a finish closes the oldest open run
-	}
+	idx := x.openRunOf(p) // without rid, a finish closes the oldest open run
+	// Whether the run is a retry or started early, for too_often: as its
+	// start said, or this ping when it is the run's only one.
+	retry, early := rs.retry || p.Attempt > 1, x.isEarly(rs)
 
 	fin := p.At
 	run := Run{RID: p.RID, FinishedAt: &fin, Attempt: p.Attempt, ExitCode: p.ExitCode}
@@ -628,6 +796,7 @@ func (x *machine) finishRun(p *Ping, o occRef) {
 	if idx >= 0 {
 		r := s.Runs[idx]
 		closed = &r
+		retry, early = retry || r.Retry || r.Attempt > 1, r.Early
 		s.Runs = append(s.Runs[:idx], s.Runs[idx+1:]...)
 		if !o.keyed && !r.Occ.IsZero() {
 			o = occRef{at: r.Occ, keyed: r.Keyed} // the run's start named its occurrence
@@ -655,6 +824,16 @@ func (x *machine) finishRun(p *Ping, o occRef) {
 	switch p.Kind {
 	case PingSuccess:
 		run.Outcome = RunSucceeded
+		x.judgeRuntime(p, run)
+		if x.m.TooOften == TooOftenAlert && !early {
+			// An early run is reported as early, not also as too often.
+			started := rs.at
+			if run.StartedAt != nil {
+				started = *run.StartedAt
+			}
+			// A success after a failure is a rerun of what failed.
+			x.countRun(p, run.Seq, o.at, started, retry || s.Successes == 0)
+		}
 		x.success(p, o)
 	case PingFail:
 		run.Outcome = RunFailed
@@ -703,6 +882,79 @@ func (x *machine) success(p *Ping, o occRef) {
 		if i, found := slices.BinarySearchFunc(s.DeadlineDone, occ, time.Time.Compare); !found && len(s.DeadlineDone) < MaxRetryChains {
 			s.DeadlineDone = slices.Insert(s.DeadlineDone, i, occ)
 		}
+	}
+}
+
+// judgeRuntime applies min_runtime_seconds to a successful run: one that
+// took less opens (or updates) the too_fast incident, one that took at
+// least that resolves it. A success whose duration is unknown (no start
+// ping, no duration_ms) is not judged.
+func (x *machine) judgeRuntime(p *Ping, run Run) {
+	minRT := x.m.MinRuntime()
+	if minRT == 0 || run.DurationMS == nil {
+		return
+	}
+	d := time.Duration(*run.DurationMS) * time.Millisecond
+	if d < minRT {
+		x.open(IncidentTooFast, p.At, run.Seq, fmt.Sprintf("%s: run %s succeeded at %s after only %s, less than its min runtime of %s",
+			x.m.Name, runName(run.RID, run.Seq), x.fmtTime(p.At), FormatDuration(d), FormatDuration(minRT)))
+		return
+	}
+	x.resolve(IncidentTooFast, p.At, fmt.Sprintf("run %s succeeded at %s after %s (min runtime %s)",
+		runName(run.RID, run.Seq), x.fmtTime(p.At), FormatDuration(d), FormatDuration(minRT)))
+}
+
+// countRun applies too_often to a successful run that started at started,
+// for occurrence occ: a second one for one occurrence of a cron or
+// oncalendar schedule opens the too_often incident, and so does, on an
+// interval schedule, one that started less than half the interval after
+// the one before. A retry (or rerun after a failure) is remembered but
+// never counts as too often: it finishes an occurrence that had no
+// success. While the incident is open, further runs do not update it
+// (a job that runs every minute instead of every hour would send sixty
+// updates an hour); it resolves when a cron occurrence ran once (at the
+// first run of the occurrence after it), or an interval run started at
+// least half the interval after the one before.
+func (x *machine) countRun(p *Ping, seq int64, occ, started time.Time, retry bool) {
+	s := x.s
+	if iv, ok := x.sched.(Interval); ok {
+		half := iv.Every / 2
+		if len(s.Ran) > 0 && !retry {
+			prev := s.Ran[len(s.Ran)-1].At
+			switch gap := started.Sub(prev); {
+			case gap < half && !x.isOpen(IncidentTooOften):
+				x.open(IncidentTooOften, p.At, seq, fmt.Sprintf("%s: a run started at %s, %s after the one before (%s); too_often allows no less than half the interval of %s",
+					x.m.Name, x.fmtTime(started), FormatDuration(max(gap, 0)), x.fmtTime(prev), FormatDuration(iv.Every)))
+			case gap >= half:
+				x.resolve(IncidentTooOften, p.At, fmt.Sprintf("a run started at %s, %s after the one before", x.fmtTime(started), FormatDuration(gap)))
+			}
+		}
+		s.Ran = []RanOcc{{At: started, Runs: 1}}
+		return
+	}
+	occ = occ.Truncate(time.Second)
+	i, found := slices.BinarySearchFunc(s.Ran, occ, func(r RanOcc, t time.Time) int { return r.At.Compare(t) })
+	if found {
+		if retry {
+			return
+		}
+		s.Ran[i].Runs++
+		if !x.isOpen(IncidentTooOften) {
+			x.open(IncidentTooOften, p.At, seq, fmt.Sprintf("%s: a run started at %s succeeded, run %d for its occurrence of %s; too_often allows one success an occurrence, besides retries",
+				x.m.Name, x.fmtTime(started), s.Ran[i].Runs, x.fmtTime(occ)))
+		}
+		return
+	}
+	if i == len(s.Ran) && i > 0 && s.Ran[i-1].Runs <= 1 {
+		// The occurrence before ran once: the runs are back to the schedule.
+		x.resolve(IncidentTooOften, p.At, fmt.Sprintf("the occurrence of %s ran once", x.fmtTime(s.Ran[i-1].At)))
+	}
+	if i == 0 && len(s.Ran) >= MaxRanOccs {
+		return // older than every occurrence remembered: not judged
+	}
+	s.Ran = slices.Insert(s.Ran, i, RanOcc{At: occ, Runs: 1})
+	if len(s.Ran) > MaxRanOccs {
+		s.Ran = slices.Delete(s.Ran, 0, 1)
 	}
 }
 
@@ -1180,6 +1432,15 @@ func Reconfigure(m *Monitor, now time.Time) (*Transition, error) {
 	}
 	if m.Overlap == OverlapIgnore {
 		x.resolve(IncidentOverlap, now, "overlap alerts were turned off")
+	}
+	if m.MinRuntimeSeconds == 0 {
+		x.resolve(IncidentTooFast, now, "the min runtime was removed")
+	}
+	if m.EarlySeconds == 0 {
+		x.resolve(IncidentEarly, now, "early alerts were turned off")
+	}
+	if m.TooOften != TooOftenAlert {
+		x.resolve(IncidentTooOften, now, "too_often alerts were turned off")
 	}
 	return x.finish(), nil
 }

@@ -31,6 +31,16 @@ func TestStateMachineInvariants(t *testing.T) {
 			GraceSeconds: int64(1 + r.IntN(600)), MaxRuntimeSeconds: int64(r.IntN(1200)), DeadlineSeconds: int64(r.IntN(2) * r.IntN(7200)),
 			AlertOnFailure:   []monitors.AlertOnFailure{monitors.AlertFinal, monitors.AlertEveryAttempt, monitors.AlertNever}[r.IntN(3)],
 			FailureThreshold: 1 + r.IntN(3), RecoveryThreshold: 1 + r.IntN(3)}
+		// The run rules, each on for some monitors.
+		if r.IntN(2) == 0 {
+			m.MinRuntimeSeconds = int64(r.IntN(int(m.MaxRuntime() / time.Second)))
+		}
+		if m.Schedule.Kind != monitors.ScheduleInterval && r.IntN(2) == 0 {
+			m.EarlySeconds = int64(1 + r.IntN(900))
+		}
+		if r.IntN(2) == 0 {
+			m.TooOften = monitors.TooOftenAlert
+		}
 		m.ApplyDefaults()
 		require.NoError(t, m.Validate())
 		now := time.Date(2026, 3, 7, 0, 0, 0, 0, time.UTC)
@@ -55,6 +65,10 @@ func TestStateMachineInvariants(t *testing.T) {
 			require.Equal(t, len(open) > 0 && !m.Paused && !m.Undeclared(), m.State.Status == monitors.StatusDown, "seed %d: status %s", seed, m.State.Status)
 			st := &m.State
 			require.LessOrEqual(t, len(st.Retries), monitors.MaxRetryChains, "seed %d", seed)
+			require.LessOrEqual(t, len(st.Ran), monitors.MaxRanOccs, "seed %d", seed)
+			for i := 1; i < len(st.Ran); i++ {
+				require.True(t, st.Ran[i].At.After(st.Ran[i-1].At), "seed %d: occurrences that ran out of order", seed)
+			}
 			if len(open) == 0 && !m.Paused && !m.Undeclared() {
 				require.Equal(t, len(st.Retries) > 0, st.Status == monitors.StatusRetrying, "seed %d: status %s", seed, st.Status)
 			}
@@ -86,6 +100,10 @@ func TestStateMachineInvariants(t *testing.T) {
 						sa = sa.Truncate(5 * time.Minute)
 					}
 					p.ScheduledAt = &sa
+				}
+				if r.IntN(4) == 0 {
+					d := int64(r.IntN(3600 * 1000))
+					p.DurationMS = &d
 				}
 				if p.Kind == monitors.PingFail && r.IntN(2) == 0 {
 					ra := now.Add(time.Duration(1+r.IntN(3600)) * time.Second)

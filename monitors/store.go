@@ -20,6 +20,7 @@ type Store interface {
 	Close() error
 
 	MaintenanceStore
+	StatusPageStore
 
 	ProjectCreate(ctx context.Context, p *ProjectCreateParams) (*Project, error)
 	ProjectGet(ctx context.Context, id string) (*Project, error)
@@ -158,6 +159,18 @@ type Store interface {
 	// Replicas that call it at once remind each incident once.
 	IncidentRemind(ctx context.Context, p *IncidentRemindParams) ([]*IncidentEvent, error)
 
+	// ReportChannels lists every channel with a report, of every project,
+	// by ID, each with the start of the latest period reported to it.
+	ReportChannels(ctx context.Context) ([]ReportChannel, error)
+	// ReportClaim stores p.Report, the claim of its channel and period,
+	// and its delivery to the channel, handed to the enqueue hook, in one
+	// transaction, and returns the delivery. A report of that channel and
+	// period stored already is ErrConflict: replicas that claim at once
+	// send it once. A channel that is gone is ErrNotFound.
+	ReportClaim(ctx context.Context, p *ReportClaimParams) (*Delivery, error)
+	// ReportGet returns a report of the project.
+	ReportGet(ctx context.Context, projectID, id string) (*Report, error)
+
 	// == web ==
 
 	// UserCreate stores a new user and their project memberships in one
@@ -193,6 +206,10 @@ type Store interface {
 	// p.MonitorIDs in the project, newest first, by monitor ID. Monitors
 	// without runs have no entry.
 	RunListRecent(ctx context.Context, p *RunListRecentParams) (map[string][]*Run, error)
+	// RunBriefList is RunListRecent with only what the monitor list draws
+	// of each run (its outcome and duration), read in one small row per
+	// monitor.
+	RunBriefList(ctx context.Context, p *RunListRecentParams) (map[string][]RunBrief, error)
 
 	// == lifecycle ==
 

@@ -17,6 +17,16 @@ type Channel struct {
 	Name      string
 	Config    json.RawMessage
 	IsDefault bool // used by monitors with no channels of their own
+	// NotifyLate sends the channel a monitor.late warning when a monitor
+	// is late (halfway through its grace) before its missed incident.
+	NotifyLate bool
+	// GroupSeconds gathers incidents of the project that open within
+	// that many seconds into one incidents.grouped message; 0 sends each
+	// alone. See [ChannelGroupDefault].
+	GroupSeconds int
+	// Report is how often the channel gets a report of its project
+	// (weekly, monthly), "" for never.
+	Report    ReportPeriod
 	CreatedAt time.Time
 	UpdatedAt time.Time
 }
@@ -32,9 +42,51 @@ func (c *Channel) Validate() error {
 		return invalid("name", "must not be empty")
 	case len(c.Name) > ChannelNameMax:
 		return invalid("name", "must be at most %d characters", ChannelNameMax)
+	case c.GroupSeconds < 0 || c.GroupSeconds > ChannelGroupMax:
+		return invalid("group_seconds", "must be between 0 and %d", ChannelGroupMax)
+	case ChannelPages(c.Kind) && c.NotifyLate:
+		return invalid("notify_late", "a %s channel pages someone for every event it gets, so it gets incidents only: send monitor.late to a chat, e-mail or webhook channel", c.Kind)
+	case ChannelPages(c.Kind) && c.GroupSeconds > 0:
+		return invalid("group_seconds", "must be 0 for a %s channel: each incident is its own alert there, so that its resolve closes it", c.Kind)
+	}
+	if err := ValidateReportPeriod(c.Report); err != nil {
+		return err
+	}
+	if c.Report != ReportNone && !ChannelReports(c.Kind) {
+		return invalid("report", "%s channels take no reports: only email, slack and webhook channels do", c.Kind)
 	}
 	return nil
 }
+
+// ChannelReports reports whether channels of kind can be sent reports
+// (the report field): email, Slack and webhook. PagerDuty and Opsgenie
+// page someone for every event, so they take incidents only, as they
+// take no monitor events; Discord, Teams, Telegram and ntfy carry short
+// alerts, not a week's summary, and refuse the report field too.
+func ChannelReports(kind string) bool { return kind == "email" || kind == "slack" || kind == "webhook" }
+
+// ChannelGroupMax bounds group_seconds: the longest a first incident of a
+// group waits before it is sent.
+const ChannelGroupMax = 600
+
+// ChannelGroupDefault is the group_seconds of a new channel of kind that
+// does not say: 30 for the chat and e-mail kinds, whose readers are
+// people who want one message for one broken database, and 0 for
+// webhooks (programs, which want each incident as it opens), PagerDuty
+// and Opsgenie (each incident its own alert).
+func ChannelGroupDefault(kind string) int {
+	switch kind {
+	case "webhook", "pagerduty", "opsgenie":
+		return 0
+	}
+	return 30
+}
+
+// ChannelPages reports whether a channel kind wakes someone up:
+// PagerDuty and Opsgenie, whose every event is an alert to act on. Their
+// APIs have no event that only informs, so they get incidents only, each
+// alone: no monitor events, no late warnings, no groups.
+func ChannelPages(kind string) bool { return kind == "pagerduty" || kind == "opsgenie" }
 
 // ChannelCreateParams are the inputs of [Store.ChannelCreate].
 type ChannelCreateParams struct {
@@ -44,7 +96,13 @@ type ChannelCreateParams struct {
 	Name      string
 	Config    json.RawMessage
 	IsDefault bool
-	Now       time.Time
+	// NotifyLate and GroupSeconds are as in [Channel]. The store takes a
+	// nil GroupSeconds as 0; manage gives a person's new channel its
+	// kind's default, [ChannelGroupDefault].
+	NotifyLate   bool
+	GroupSeconds *int
+	Report       ReportPeriod
+	Now          time.Time
 }
 
 // ChannelListParams page [Store.ChannelList]. Results are ordered by name,
@@ -56,7 +114,7 @@ type ChannelListParams struct {
 }
 
 // ChannelModifyParams are the inputs of [Store.ChannelModify]. Fn changes
-// the channel's Name, Config, IsDefault and UpdatedAt; an error from Fn
+// the channel's Name, Config, IsDefault, NotifyLate, GroupSeconds, Report and UpdatedAt; an error from Fn
 // aborts the change and is returned as is.
 type ChannelModifyParams struct {
 	ProjectID string

@@ -40,6 +40,10 @@ type Delivery struct {
 	ChannelID  string
 	EventID    int64
 	Event      IncidentEventKind
+	// ReportID is the report delivered, for a report (Event report.weekly
+	// or report.monthly), which has no incident, monitor or event (their
+	// IDs are empty and 0).
+	ReportID string
 	// EventAt and Summary are those of the incident event.
 	EventAt time.Time
 	Summary string

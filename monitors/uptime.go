@@ -43,6 +43,9 @@ type UptimeStats struct {
 	// (nearest rank), zero when Runs is 0.
 	Runs           int
 	RunP50, RunP95 time.Duration
+	// Retries counts the failed attempts finished in the span that the
+	// scheduler announced a retry of.
+	Retries int
 
 	durations []time.Duration
 }
@@ -160,6 +163,36 @@ func ComputeUptime(sch Schedule, h *UptimeHistory, now time.Time, days int) (*Up
 		all[i] = UptimeStats{Start: dayStart(local, i-(n-1)), End: dayStart(local, i-(n-1)+1),
 			Incidents: map[IncidentKind]IncidentTally{}}
 	}
+	tally(sch, h, now, all)
+
+	u := &Uptime{Zone: loc, Now: now}
+	for i := n - days; i < n; i++ {
+		s := all[i]
+		s.percentiles()
+		u.Days = append(u.Days, UptimeDay{Date: s.Start.Format(time.DateOnly), UptimeStats: s})
+	}
+	for _, w := range UptimeWindows {
+		s := sumStats(all[n-w:])
+		s.percentiles()
+		u.Windows = append(u.Windows, UptimeWindow{Days: w, UptimeStats: s})
+	}
+	return u, nil
+}
+
+// ComputeUptimeSpan computes the numbers of one span [from, to) from h,
+// which must hold the history of that span, as [ComputeUptime] computes
+// those of a day: the one rule, over any span (a report's week or
+// month). Incidents still open at to count until to.
+func ComputeUptimeSpan(sch Schedule, h *UptimeHistory, from, to time.Time) UptimeStats {
+	all := []UptimeStats{{Start: from, End: to, Incidents: map[IncidentKind]IncidentTally{}}}
+	tally(sch, h, to, all)
+	all[0].percentiles()
+	return all[0]
+}
+
+// tally adds the runs and incidents of h to the spans of all, which are
+// in order and do not overlap; now ends the incidents still open.
+func tally(sch Schedule, h *UptimeHistory, now time.Time, all []UptimeStats) {
 	dayOf := func(t time.Time) int {
 		for i := range all {
 			if !t.Before(all[i].Start) && t.Before(all[i].End) {
@@ -214,6 +247,9 @@ func ComputeUptime(sch Schedule, h *UptimeHistory, now time.Time, days int) (*Up
 		if r.Outcome == RunSucceeded && r.DurationMS != nil {
 			day.durations = append(day.durations, time.Duration(*r.DurationMS)*time.Millisecond)
 		}
+		if r.Outcome == RunFailed && r.WillRetry {
+			day.Retries++
+		}
 		switch {
 		case r.Outcome == RunCancelled, r.Outcome == RunFailed && r.WillRetry, r.Outcome == "":
 			continue
@@ -246,19 +282,6 @@ func ComputeUptime(sch Schedule, h *UptimeHistory, now time.Time, days int) (*Up
 			}
 		}
 	}
-
-	u := &Uptime{Zone: loc, Now: now}
-	for i := n - days; i < n; i++ {
-		s := all[i]
-		s.percentiles()
-		u.Days = append(u.Days, UptimeDay{Date: s.Start.Format(time.DateOnly), UptimeStats: s})
-	}
-	for _, w := range UptimeWindows {
-		s := sumStats(all[n-w:])
-		s.percentiles()
-		u.Windows = append(u.Windows, UptimeWindow{Days: w, UptimeStats: s})
-	}
-	return u, nil
 }
 
 func sumStats(days []UptimeStats) UptimeStats {
@@ -266,6 +289,7 @@ func sumStats(days []UptimeStats) UptimeStats {
 	for _, d := range days {
 		s.Occurrences += d.Occurrences
 		s.OnTime += d.OnTime
+		s.Retries += d.Retries
 		s.durations = append(s.durations, d.durations...)
 		for k, t := range d.Incidents {
 			sum := s.Incidents[k]

@@ -77,3 +77,32 @@ func PlainDuration(d time.Duration) string {
 // RunAnchor is the fragment that names run seq on its monitor's page
 // ("run-12"), so that a notification can link to the failing run.
 func RunAnchor(seq int64) string { return "run-" + strconv.FormatInt(seq, 10) }
+
+// RuleWords is one of a monitor's run rules in words, for the people who
+// read its page: its label and what it does.
+type RuleWords struct {
+	Label, Words string
+}
+
+// RunRuleWords says the run rules that are on for m (min_runtime_seconds,
+// early_seconds, too_often), in words; none when all are off.
+func (m *Monitor) RunRuleWords() []RuleWords {
+	var out []RuleWords
+	if m.MinRuntimeSeconds > 0 {
+		out = append(out, RuleWords{"Too fast", "a success in less than " + PlainDuration(m.MinRuntime()) +
+			" opens a too_fast incident; the next success that takes at least that long resolves it (judged when the run's duration is known: a start ping, or duration_ms)"})
+	}
+	if m.EarlySeconds > 0 {
+		out = append(out, RuleWords{"Early", "a run that starts more than " + PlainDuration(m.Early()) +
+			" before its occurrence opens an early incident; the next run that starts on time resolves it"})
+	}
+	if m.TooOften == TooOftenAlert {
+		words := "a second success for one occurrence opens a too_often incident; it resolves once an occurrence ran once (retries, and reruns after a failure, never count)"
+		if m.Schedule.Kind == ScheduleInterval {
+			words = "a run that starts less than " + PlainDuration(time.Duration(m.Schedule.EverySeconds)*time.Second/2) +
+				" (half the interval) after the one before opens a too_often incident; the next run at least that far apart resolves it (retries, and reruns after a failure, never count)"
+		}
+		out = append(out, RuleWords{"Too often", words})
+	}
+	return out
+}

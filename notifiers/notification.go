@@ -46,7 +46,8 @@ func (e Event) IsMonitorEvent() bool {
 // Valid reports whether e is one of the known events.
 func (e Event) Valid() bool {
 	switch e {
-	case EventOpened, EventResolved, EventUpdated, EventReminder, EventTest, EventMonitorUndeclared, EventMonitorRedeclared:
+	case EventOpened, EventResolved, EventUpdated, EventReminder, EventTest, EventMonitorUndeclared, EventMonitorRedeclared,
+		EventReportWeekly, EventReportMonthly:
 		return true
 	}
 	return false
@@ -62,12 +63,26 @@ const (
 	IncidentStuck    IncidentKind = "stuck"
 	IncidentDeadline IncidentKind = "deadline"
 	IncidentOverlap  IncidentKind = "overlap"
+	IncidentTooFast  IncidentKind = "too_fast"
+	IncidentEarly    IncidentKind = "early"
+	IncidentTooOften IncidentKind = "too_often"
 )
 
 // Valid reports whether k is one of the known incident kinds.
 func (k IncidentKind) Valid() bool {
 	switch k {
-	case IncidentMissed, IncidentFailed, IncidentStuck, IncidentDeadline, IncidentOverlap:
+	case IncidentMissed, IncidentFailed, IncidentStuck, IncidentDeadline, IncidentOverlap,
+		IncidentTooFast, IncidentEarly, IncidentTooOften:
+		return true
+	}
+	return false
+}
+
+// aboutRunStart reports whether incidents of kind k are about when a run
+// started (stuck, too fast, early, too often), which their facts show.
+func (k IncidentKind) aboutRunStart() bool {
+	switch k {
+	case IncidentStuck, IncidentTooFast, IncidentEarly, IncidentTooOften:
 		return true
 	}
 	return false
@@ -108,6 +123,9 @@ type Notification struct {
 	// failing ping), nil when time opened it or the ping is no longer
 	// kept. Its Body is empty when the monitor's notify_output is off.
 	Ping *Ping
+	// Report is set, and only, for a report event (report.weekly,
+	// report.monthly), which has no incident and no monitor.
+	Report *Report
 }
 
 // Run is the part of a notification that describes a run.
@@ -191,7 +209,7 @@ func (n *Notification) DedupKey() string {
 	if n.Incident.ID != "" {
 		return n.Incident.ID
 	}
-	if n.Event.IsMonitorEvent() && n.DeliveryID != "" {
+	if (n.Event.IsMonitorEvent() || n.Event.IsReport()) && n.DeliveryID != "" {
 		return "vigil-" + n.DeliveryID // the same for every attempt
 	}
 	return "vigil-test-" + n.Monitor.ID + "-" + strconv.FormatInt(n.SentAt.UnixNano(), 36)
@@ -238,6 +256,9 @@ func (n *Notification) MonitorName() string {
 // Link is the page to send a reader to: the monitor's dashboard URL, or the
 // base URL of this Vigil when the monitor has none.
 func (n *Notification) Link() string {
+	if n.Report != nil && n.Report.URL != "" {
+		return n.Report.URL
+	}
 	if n.Monitor.URL != "" {
 		return n.Monitor.URL
 	}
@@ -267,13 +288,16 @@ func (n *Notification) Headline() string {
 		return fmt.Sprintf("UNDECLARED %s: no longer declared by its source", name)
 	case EventMonitorRedeclared:
 		return fmt.Sprintf("DECLARED AGAIN %s: watched again", name)
+	case EventReportWeekly, EventReportMonthly:
+		return n.reportHeadline()
 	}
 	return fmt.Sprintf("DOWN %s: %s", name, n.KindWords())
 }
 
 // KindWords says what happened in a few words: "missed", "failed",
 // "failed after 4 attempts", "failed (attempt 2, will be retried)",
-// "stuck for 1h 12m", "not done by its deadline", "overlapping runs";
+// "stuck for 1h 12m", "not done by its deadline", "overlapping runs",
+// "succeeded too fast, in 2s", "started early", "ran too often";
 // for a monitor event, "no longer declared" or "declared again".
 func (n *Notification) KindWords() string {
 	switch n.Event {
@@ -309,6 +333,15 @@ func (n *Notification) KindWords() string {
 		return "not done by its deadline"
 	case IncidentOverlap:
 		return "overlapping runs"
+	case IncidentTooFast:
+		if r := n.Run; r != nil && r.DurationMS != nil {
+			return "succeeded too fast, in " + FormatDuration(time.Duration(*r.DurationMS)*time.Millisecond)
+		}
+		return "succeeded too fast"
+	case IncidentEarly:
+		return "started early"
+	case IncidentTooOften:
+		return "ran too often"
 	}
 	return string(n.Incident.Kind)
 }
@@ -464,6 +497,8 @@ func (n *Notification) Summary() string {
 		return n.MonitorName() + " is no longer declared by its source."
 	case EventMonitorRedeclared:
 		return n.MonitorName() + " is declared again by its source."
+	case EventReportWeekly, EventReportMonthly:
+		return n.reportSummary()
 	}
 	return fmt.Sprintf("%s: incident (%s).", n.MonitorName(), n.Incident.Kind)
 }
@@ -490,7 +525,7 @@ func (n *Notification) Tone() Tone {
 		return ToneUp
 	case n.Event == EventTest:
 		return ToneTest
-	case n.Event.IsMonitorEvent():
+	case n.Event.IsMonitorEvent(), n.Event.IsReport():
 		return ToneNotice
 	}
 	return ToneUpdate
@@ -559,7 +594,7 @@ func (n *Notification) Facts() []Fact {
 	if d := n.duration(); d != "" {
 		add("Duration", d)
 	}
-	if n.Incident.Kind == IncidentStuck && n.Run != nil && n.Run.StartedAt != nil {
+	if n.Incident.Kind.aboutRunStart() && n.Run != nil && n.Run.StartedAt != nil {
 		add("Started", n.FormatZoned(*n.Run.StartedAt))
 	}
 	if !n.Incident.OpenedAt.IsZero() {
@@ -635,9 +670,12 @@ func (n *Notification) duration() string {
 func (n *Notification) Validate() error {
 	var errs []error
 	if !n.Event.Valid() {
-		errs = append(errs, fmt.Errorf("event %q is not one of incident.opened, incident.resolved, incident.updated, incident.reminder, monitor.undeclared, monitor.redeclared, test", n.Event))
+		errs = append(errs, fmt.Errorf("event %q is not one of incident.opened, incident.resolved, incident.updated, incident.reminder, monitor.undeclared, monitor.redeclared, report.weekly, report.monthly, test", n.Event))
 	}
-	if n.Event != EventTest && !n.Event.IsMonitorEvent() {
+	if n.Event.IsReport() && n.Report == nil {
+		errs = append(errs, errors.New("report event has no report"))
+	}
+	if n.Event != EventTest && !n.Event.IsMonitorEvent() && !n.Event.IsReport() {
 		if n.Incident.ID == "" {
 			errs = append(errs, errors.New("incident id is empty"))
 		}

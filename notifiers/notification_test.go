@@ -16,6 +16,11 @@ func TestHeadline(t *testing.T) {
 	updated.Incident.Kind = notifiers.IncidentFailed
 	noName := notifiertest.Opened()
 	noName.Monitor.Name = ""
+	kind := func(k notifiers.IncidentKind) *notifiers.Notification {
+		n := notifiertest.Opened()
+		n.Incident.Kind = k
+		return n
+	}
 	cases := []struct {
 		n    *notifiers.Notification
 		want string
@@ -26,6 +31,10 @@ func TestHeadline(t *testing.T) {
 		{updated, "DOWN nightly-import: failed (update)"},
 		{notifiertest.Notification(notifiers.EventTest), "TEST nightly-import: test notification from Vigil"},
 		{noName, "DOWN nightly-import: missed"},
+		{notifiertest.TooFast(), "DOWN nightly-backup: succeeded too fast, in 2s"},
+		{kind(notifiers.IncidentTooFast), "DOWN nightly-import: succeeded too fast"},
+		{kind(notifiers.IncidentEarly), "DOWN nightly-import: started early"},
+		{kind(notifiers.IncidentTooOften), "DOWN nightly-import: ran too often"},
 	}
 	for _, c := range cases {
 		require.Equal(t, c.want, c.n.Headline())

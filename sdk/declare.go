@@ -70,17 +70,25 @@ func RetrySpec(p retry.Policy) *RetryPolicySpec {
 // of PROTOCOL.md §2. Zero values are left out, so Vigil applies its
 // defaults. Slug is required and unique within a source.
 type MonitorSpec struct {
-	Name              string           `json:"name,omitempty"`
-	Slug              string           `json:"slug"`
-	Tags              []string         `json:"tags,omitempty"`
-	Schedule          *Schedule        `json:"schedule,omitempty"`
-	GraceSeconds      int64            `json:"grace_seconds,omitempty"`
-	MaxRuntimeSeconds int64            `json:"max_runtime_seconds,omitempty"`
-	DeadlineSeconds   int64            `json:"deadline_seconds,omitempty"`
-	AlertOnFailure    string           `json:"alert_on_failure,omitempty"` // final, every_attempt or never
-	FailureThreshold  int              `json:"failure_threshold,omitempty"`
-	RecoveryThreshold int              `json:"recovery_threshold,omitempty"`
-	Overlap           string           `json:"overlap,omitempty"` // alert or ignore
+	Name              string    `json:"name,omitempty"`
+	Slug              string    `json:"slug"`
+	Tags              []string  `json:"tags,omitempty"`
+	Schedule          *Schedule `json:"schedule,omitempty"`
+	GraceSeconds      int64     `json:"grace_seconds,omitempty"`
+	MaxRuntimeSeconds int64     `json:"max_runtime_seconds,omitempty"`
+	DeadlineSeconds   int64     `json:"deadline_seconds,omitempty"`
+	AlertOnFailure    string    `json:"alert_on_failure,omitempty"` // final, every_attempt or never
+	FailureThreshold  int       `json:"failure_threshold,omitempty"`
+	RecoveryThreshold int       `json:"recovery_threshold,omitempty"`
+	Overlap           string    `json:"overlap,omitempty"` // alert or ignore
+	// MinRuntimeSeconds, EarlySeconds and TooOften are the run rules,
+	// each off when zero: a success quicker than MinRuntimeSeconds is
+	// too_fast, a run that starts more than EarlySeconds before its time
+	// is early (cron only), and with TooOften "alert" a second success for
+	// one occurrence is too_often.
+	MinRuntimeSeconds int64            `json:"min_runtime_seconds,omitempty"`
+	EarlySeconds      int64            `json:"early_seconds,omitempty"`
+	TooOften          string           `json:"too_often,omitempty"` // alert or ignore
 	Channels          []string         `json:"channels,omitempty"`
 	RetryPolicy       *RetryPolicySpec `json:"retry_policy,omitempty"`
 	// NotifyOutput, when false, keeps the tail of a failing run's output

@@ -174,3 +174,19 @@ func TestJobHideOutput(t *testing.T) {
 	require.NoError(t, err)
 	require.NotContains(t, string(b), "notify_output")
 }
+
+// TestJobRunRules: MinRuntime, Early and TooOften declare the run rules;
+// a job without them leaves the fields out, for Vigil's defaults (off).
+func TestJobRunRules(t *testing.T) {
+	t.Parallel()
+	b, err := json.Marshal(sdk.Job{Slug: "backup", MaxRuntime: time.Hour, MinRuntime: 90 * time.Second, Early: 5 * time.Minute,
+		TooOften: "alert"}.Spec(sdk.Cron("0 2 * * *", "")))
+	require.NoError(t, err)
+	require.JSONEq(t, `{"slug":"backup","name":"backup","schedule":{"kind":"cron","expr":"0 2 * * *"},
+	  "max_runtime_seconds":3600,"min_runtime_seconds":90,"early_seconds":300,"too_often":"alert"}`, string(b))
+	b, err = json.Marshal(sdk.Job{Slug: "plain"}.Spec(sdk.Every(time.Hour)))
+	require.NoError(t, err)
+	for _, f := range []string{"min_runtime_seconds", "early_seconds", "too_often"} {
+		require.NotContains(t, string(b), f)
+	}
+}

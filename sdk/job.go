@@ -22,6 +22,19 @@ type Job struct {
 	MaxRuntime time.Duration
 	// RuntimeLimit also makes MaxRuntime the job's context deadline.
 	RuntimeLimit bool
+	// MinRuntime is the least a successful run may take: one that succeeds
+	// quicker opens a too_fast incident (a backup that "succeeds" in 2 s
+	// backed up nothing). Zero: off. It must be less than MaxRuntime (or
+	// Grace, when MaxRuntime is zero).
+	MinRuntime time.Duration
+	// Early is how long before its scheduled time a run may start; one
+	// that starts earlier opens an early incident. Zero: off. Cron
+	// schedules only: Vigil refuses it on an interval.
+	Early time.Duration
+	// TooOften is alert or ignore (Vigil's default): whether a second
+	// success for one occurrence opens a too_often incident. Retries never
+	// count.
+	TooOften string
 	// Deadline is how long after its scheduled time an occurrence must have
 	// succeeded, however many retries it takes.
 	Deadline time.Duration
@@ -56,6 +69,9 @@ func (j Job) Spec(schedule *Schedule) MonitorSpec {
 		Name: name, Slug: j.Slug, Tags: j.Tags, Schedule: schedule, NotifyOutput: notifyOutput,
 		GraceSeconds:      ceilSeconds(j.Grace),
 		MaxRuntimeSeconds: ceilSeconds(j.MaxRuntime),
+		MinRuntimeSeconds: ceilSeconds(j.MinRuntime),
+		EarlySeconds:      ceilSeconds(j.Early),
+		TooOften:          j.TooOften,
 		DeadlineSeconds:   ceilSeconds(j.Deadline),
 		AlertOnFailure:    j.AlertOnFailure,
 		Overlap:           j.Overlap,

@@ -327,3 +327,18 @@ func TestRealDeclareCreatesPausesAndResumes(t *testing.T) {
 		require.ErrorContains(t, err, "schedule", "Vigil's sentence names the field")
 	})
 }
+
+// TestRealTooFastBackup: a job declared with MinRuntime that returns at
+// once is reported, by its start and success pings, as too fast.
+func TestRealTooFastBackup(t *testing.T) {
+	t.Parallel()
+	forEachDatabase(t, func(t *testing.T, b *realBundle) {
+		ctx := context.Background()
+		job := sdk.Job{Slug: "nightly-backup", MaxRuntime: time.Hour, MinRuntime: time.Minute}
+		declared, err := b.client.Declare(ctx, "backups", []sdk.MonitorSpec{job.Spec(sdk.Cron("0 2 * * *", "UTC"))})
+		require.NoError(t, err)
+		require.Equal(t, int64(60), b.v.Monitor(t, "nightly-backup").MinRuntimeSeconds)
+		require.NoError(t, b.client.Run(ctx, declared[0].Monitor(), func(context.Context) error { return nil }, job.RunOptions()...))
+		require.Equal(t, []string{"too_fast"}, b.storedIncidents(t, declared[0].ID))
+	})
+}

@@ -219,3 +219,38 @@ func TestReadmeMaintenanceExamples(t *testing.T) {
 	require.Len(t, ws, 1, "the recurring one was deleted")
 	require.Equal(t, "etl upgrade", ws[0].Name)
 }
+
+// TestReadmeRunRulesExamples runs the README's curl examples of the run
+// rules against a real server: a backup done at once opens too_fast, the
+// other rules are set by PATCH, and early_seconds on an interval is
+// refused naming the field.
+func TestReadmeRunRulesExamples(t *testing.T) {
+	t.Parallel()
+	srv, base, key := startServer(t)
+	section := readmeSection(t, "### Runs that succeed wrongly")
+	var script strings.Builder
+	for _, m := range shBlockRE.FindAllStringSubmatch(section, -1) {
+		script.WriteString(m[1])
+		script.WriteString("\n")
+	}
+	require.Contains(t, script.String(), "min_runtime_seconds")
+	for _, tool := range []string{"bash", "curl", "jq"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed", tool)
+		}
+	}
+	cmd := exec.Command("bash", "-euo", "pipefail", "-c", script.String())
+	cmd.Env = append(os.Environ(), "VIGIL_URL="+base, "VIGIL_API_KEY="+key)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	require.NoError(t, cmd.Run(), "the README's examples failed:\n%s\n%s", out.String(), errOut.String())
+	require.Contains(t, out.String(), `{"kind":"too_fast","summary":"nightly-backup: run \"run-1\" succeeded at `)
+	require.Contains(t, out.String(), `less than its min runtime of 1m"}`)
+	require.Contains(t, out.String(), `{"min_runtime_seconds":60,"early_seconds":300,"too_often":"alert"}`)
+	require.Contains(t, out.String(), `"error":"early_seconds: is for cron and oncalendar schedules only`)
+	m, err := srv.Store().MonitorGetBySlug(context.Background(), srv.Bootstrapped.Project.ID, "nightly-backup")
+	require.NoError(t, err)
+	require.Equal(t, monitors.StatusDown, m.State.Status)
+	_, err = srv.Store().MonitorGetBySlug(context.Background(), srv.Bootstrapped.Project.ID, "queue-drain")
+	require.ErrorIs(t, err, monitors.ErrNotFound, "nothing stored")
+}

@@ -34,5 +34,6 @@ func (s *Server) evaluatorServices() []func(context.Context) {
 		s.logger.Error("evaluator not started", "err", err)
 		return nil
 	}
+	s.evaluator.Store(ev)
 	return []func(context.Context){ev.Run}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/vigilhq/vigil/delivery"
+	"github.com/vigilhq/vigil/evaluator"
 	"github.com/vigilhq/vigil/ingest"
 	"github.com/vigilhq/vigil/keys"
 	"github.com/vigilhq/vigil/monitors"
@@ -45,6 +46,8 @@ type Server struct {
 	// Registry holds the metrics of every part, served at /metrics.
 	Registry *prometheus.Registry
 	ingest   *ingest.Service
+	// evaluator is the evaluator Run started, nil before.
+	evaluator atomic.Pointer[evaluator.Evaluator]
 
 	listener net.Listener
 	ready    readiness

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -157,6 +158,11 @@ type channelForm struct {
 	Kind      *channelKind
 	Name      string
 	IsDefault bool
+	// NotifyLate and Group are the channel's notify_late and
+	// group_seconds (as typed); Pages hides them for the kinds that page.
+	NotifyLate bool
+	Group      string
+	Pages      bool
 	// Values are the non-secret values shown again; secrets are never
 	// sent back to the browser.
 	Values  map[string]string
@@ -236,8 +242,30 @@ func (h *Handler) channelNew(c echo.Context) error {
 	if !ok {
 		return c.Redirect(http.StatusSeeOther, "/channels")
 	}
-	f := &channelForm{Kind: ck, Values: map[string]string{}, Secrets: map[string]bool{}, Errors: map[string]string{}, Kinds: channelKinds}
+	f := &channelForm{Kind: ck, Values: map[string]string{}, Secrets: map[string]bool{}, Errors: map[string]string{}, Kinds: channelKinds,
+		Group: strconv.Itoa(monitors.ChannelGroupDefault(ck.Name)), Pages: monitors.ChannelPages(ck.Name)}
 	return h.render(c, http.StatusOK, "channel_form", &page{Title: "New " + ck.Label + " channel", Nav: "channels", V: v, Data: f})
+}
+
+// readAlerting reads the late warning and the grouping of the form (not
+// shown for the kinds that page, which keep neither). It returns the
+// group seconds, nil when not given; a value that is no whole number is
+// an error of the form.
+func (f *channelForm) readAlerting(c echo.Context) *int {
+	if f.Pages {
+		return nil
+	}
+	f.NotifyLate = c.FormValue("notify_late") == "on"
+	f.Group = strings.TrimSpace(c.FormValue("group_seconds"))
+	if f.Group == "" {
+		return nil
+	}
+	n, err := strconv.Atoi(f.Group)
+	if err != nil {
+		f.Errors["group_seconds"] = fmt.Sprintf("Group seconds: a whole number of seconds from 0 to %d.", monitors.ChannelGroupMax)
+		return nil
+	}
+	return &n
 }
 
 // readConfig turns the form into the kind's JSON config. Secret fields
@@ -337,8 +365,10 @@ func (h *Handler) channelCreate(c echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, "Choose one of the channel kinds.")
 	}
 	f := &channelForm{Kind: ck, Name: strings.TrimSpace(c.FormValue("name")), IsDefault: c.FormValue("is_default") == "on",
-		Values: map[string]string{}, Secrets: map[string]bool{}, Errors: map[string]string{}, Kinds: channelKinds}
+		Values: map[string]string{}, Secrets: map[string]bool{}, Errors: map[string]string{}, Kinds: channelKinds,
+		Pages: monitors.ChannelPages(ck.Name)}
 	raw := f.readConfig(c)
+	group := f.readAlerting(c)
 	if f.Name == "" {
 		f.Errors["name"] = "Name: give the channel a name, such as ops on-call."
 	}
@@ -349,7 +379,8 @@ func (h *Handler) channelCreate(c echo.Context) error {
 	}
 	if len(f.Errors) == 0 && f.Error == "" {
 		_, err := h.manage.ChannelCreate(c.Request().Context(), &monitors.ChannelCreateParams{ID: keys.NewID(), ProjectID: v.Project.ID,
-			Kind: ck.Name, Name: f.Name, Config: raw, IsDefault: f.IsDefault, Now: h.now()})
+			Kind: ck.Name, Name: f.Name, Config: raw, IsDefault: f.IsDefault, NotifyLate: f.NotifyLate, GroupSeconds: group,
+			Now: h.now()})
 		var ve *monitors.ValidationError
 		switch {
 		case errors.As(err, &ve):
@@ -380,7 +411,8 @@ func channelFormFor(ch *monitors.Channel) (*channelForm, kinds.Kind, error) {
 	if !ok {
 		return nil, nil, fmt.Errorf("channel %s has the unknown kind %q", ch.ID, ch.Kind)
 	}
-	f := &channelForm{ID: ch.ID, Kind: ck, Name: ch.Name, IsDefault: ch.IsDefault,
+	f := &channelForm{ID: ch.ID, Kind: ck, Name: ch.Name, IsDefault: ch.IsDefault, NotifyLate: ch.NotifyLate,
+		Group: strconv.Itoa(ch.GroupSeconds), Pages: monitors.ChannelPages(ch.Kind),
 		Values: map[string]string{}, Secrets: map[string]bool{}, Errors: map[string]string{}, Kinds: channelKinds}
 	var stored map[string]json.RawMessage
 	_ = json.Unmarshal(ch.Config, &stored)
@@ -446,6 +478,7 @@ func (h *Handler) channelUpdate(c echo.Context) error {
 	f.Name, f.IsDefault = strings.TrimSpace(c.FormValue("name")), c.FormValue("is_default") == "on"
 	f.Values = map[string]string{}
 	incoming := f.readConfig(c)
+	group := f.readAlerting(c)
 	if f.Name == "" {
 		f.Errors["name"] = "Name: give the channel a name."
 	}
@@ -468,6 +501,12 @@ func (h *Handler) channelUpdate(c echo.Context) error {
 				}
 				forgotten = dropped
 				cur.Name, cur.Config, cur.IsDefault, cur.UpdatedAt = f.Name, merged, f.IsDefault, h.now()
+				if !f.Pages {
+					cur.NotifyLate = f.NotifyLate
+					if group != nil {
+						cur.GroupSeconds = *group
+					}
+				}
 				return nil
 			}})
 		var ve *monitors.ValidationError

@@ -184,13 +184,13 @@ func scheduleWords(spec monitors.ScheduleSpec) (words, zone string) { return spe
 // sparkline draws the durations of runs (newest first) as a small inline
 // SVG: a line of durations, oldest on the left, with failed runs marked.
 // The SVG has a text alternative that says the same in words.
-func sparkline(runs []*monitors.Run) template.HTML {
+func sparkline(runs []monitors.RunBrief) template.HTML {
 	const (
 		w, h      = 120.0, 28.0
 		pad       = 3.0
 		maxPoints = 20
 	)
-	var pts []*monitors.Run
+	pts := make([]monitors.RunBrief, 0, min(len(runs), maxPoints))
 	for _, r := range runs {
 		if r.DurationMS != nil && r.Outcome != "" && r.Outcome != monitors.RunSkipped {
 			pts = append(pts, r)
@@ -224,18 +224,28 @@ func sparkline(runs []*monitors.Run) template.HTML {
 	}
 	y := func(d int64) float64 { return h - pad - float64(d)/float64(longest)*(h-2*pad) }
 
-	label := fmt.Sprintf("Last %d runs: median %s, longest %s", len(pts), shortMillis(median), shortMillis(longest))
+	label := "Last " + strconv.Itoa(len(pts)) + " runs: median " + shortMillis(median) + ", longest " + shortMillis(longest)
 	if failed > 0 {
-		label += fmt.Sprintf(", %d failed", failed)
+		label += ", " + strconv.Itoa(failed) + " failed"
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, `<svg class="spark" viewBox="0 0 %g %g" width="%g" height="%g" role="img" aria-label="%s"><title>%s</title>`,
-		w, h, w, h, template.HTMLEscapeString(label), template.HTMLEscapeString(label))
-	b.WriteString(`<polyline class="spark-line" points="`)
+	label = template.HTMLEscapeString(label)
+	// Built by appending, not with fmt: every row of the list draws one.
+	b := make([]byte, 0, 256+len(pts)*48)
+	b = append(b, `<svg class="spark" viewBox="0 0 120 28" width="120" height="28" role="img" aria-label="`...)
+	b = append(b, label...)
+	b = append(b, `"><title>`...)
+	b = append(b, label...)
+	b = append(b, `</title><polyline class="spark-line" points="`...)
+	point := func(b []byte, i int, d int64, sep byte) []byte {
+		b = strconv.AppendFloat(b, x(i), 'f', 1, 64)
+		b = append(b, ',')
+		b = strconv.AppendFloat(b, y(d), 'f', 1, 64)
+		return append(b, sep)
+	}
 	for i, d := range durs {
-		fmt.Fprintf(&b, "%.1f,%.1f ", x(i), y(d))
+		b = point(b, i, d, ' ')
 	}
-	b.WriteString(`"/>`)
+	b = append(b, `"/>`...)
 	for i, r := range pts {
 		cls := "spark-ok"
 		if r.Outcome == monitors.RunFailed || r.Outcome == monitors.RunAbandoned {
@@ -244,11 +254,26 @@ func sparkline(runs []*monitors.Run) template.HTML {
 			cls = "spark-cancel"
 		}
 		if cls != "spark-ok" || i == len(pts)-1 {
-			fmt.Fprintf(&b, `<circle class="%s" cx="%.1f" cy="%.1f" r="2.6"/>`, cls, x(i), y(durs[i]))
+			b = append(b, `<circle class="`...)
+			b = append(b, cls...)
+			b = append(b, `" cx="`...)
+			b = strconv.AppendFloat(b, x(i), 'f', 1, 64)
+			b = append(b, `" cy="`...)
+			b = strconv.AppendFloat(b, y(durs[i]), 'f', 1, 64)
+			b = append(b, `" r="2.6"/>`...)
 		}
 	}
-	b.WriteString(`</svg>`)
-	return template.HTML(b.String()) //nolint:gosec // built from numbers and an escaped label
+	b = append(b, `</svg>`...)
+	return template.HTML(b) //nolint:gosec // built from numbers and an escaped label
+}
+
+// runBriefs is what the sparkline needs of runs.
+func runBriefs(runs []*monitors.Run) []monitors.RunBrief {
+	out := make([]monitors.RunBrief, len(runs))
+	for i, r := range runs {
+		out[i] = monitors.RunBrief{Outcome: r.Outcome, DurationMS: r.DurationMS}
+	}
+	return out
 }
 
 func max64(a, b int64) int64 {

@@ -77,7 +77,7 @@ func TestSparkline(t *testing.T) {
 	t.Parallel()
 	require.Contains(t, string(sparkline(nil)), "no runs yet")
 	ms := func(v int64) *int64 { return &v }
-	runs := []*monitors.Run{ // newest first
+	runs := []monitors.RunBrief{ // newest first
 		{Outcome: monitors.RunSucceeded, DurationMS: ms(3000)},
 		{Outcome: monitors.RunFailed, DurationMS: ms(9000)},
 		{Outcome: ""},

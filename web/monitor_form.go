@@ -19,11 +19,14 @@ import (
 
 // monitorForm is the create and edit form of a monitor, as typed.
 type monitorForm struct {
-	ID                                  string // empty for a new monitor
-	Name, Slug, Tags                    string
-	Kind, Expr, TZ, Every, Dialect      string
-	Grace, MaxRuntime, Deadline         string
-	AlertOnFailure, Overlap             string
+	ID                             string // empty for a new monitor
+	Name, Slug, Tags               string
+	Kind, Expr, TZ, Every, Dialect string
+	Grace, MaxRuntime, Deadline    string
+	AlertOnFailure, Overlap        string
+	// MinRuntime, Early and TooOften are the run rules: durations as
+	// typed, and too_often's choice.
+	MinRuntime, Early, TooOften         string
 	FailureThreshold, RecoveryThreshold string
 	Channels                            []string
 	// NotifyOutput is the notify_output checkbox.
@@ -44,7 +47,7 @@ type monitorForm struct {
 func (f *monitorForm) ErrorList() []string {
 	var out []string
 	for _, k := range []string{"name", "slug", "tags", "schedule_kind", "dialect", "expr", "tz", "every", "grace", "max_runtime",
-		"deadline", "alert_on_failure", "failure_threshold", "recovery_threshold", "overlap", "channels", "depends_on", "form"} {
+		"deadline", "alert_on_failure", "failure_threshold", "recovery_threshold", "overlap", "min_runtime", "early", "too_often", "channels", "depends_on", "form"} {
 		if e, ok := f.Errors[k]; ok {
 			out = append(out, e)
 		}
@@ -59,6 +62,7 @@ func formFromMonitor(m *monitors.Monitor) *monitorForm {
 		Every:   formDuration(m.Schedule.EverySeconds), Grace: formDuration(m.GraceSeconds),
 		MaxRuntime: formDuration(m.MaxRuntimeSeconds), Deadline: formDuration(m.DeadlineSeconds),
 		AlertOnFailure: string(m.AlertOnFailure), Overlap: string(m.Overlap),
+		MinRuntime: formDuration(m.MinRuntimeSeconds), Early: formDuration(m.EarlySeconds), TooOften: string(m.TooOften),
 		FailureThreshold: strconv.Itoa(m.FailureThreshold), RecoveryThreshold: strconv.Itoa(m.RecoveryThreshold),
 		Channels: m.Channels, NotifyOutput: !m.HideOutput, Source: m.Source, DependsOn: m.DependsOn, Errors: map[string]string{}}
 	if f.Kind == string(monitors.ScheduleInterval) {
@@ -78,6 +82,7 @@ func formFromRequest(c echo.Context) (*monitorForm, error) {
 		Grace:      c.FormValue("grace"),
 		MaxRuntime: c.FormValue("max_runtime"), Deadline: c.FormValue("deadline"),
 		AlertOnFailure: c.FormValue("alert_on_failure"), Overlap: c.FormValue("overlap"),
+		MinRuntime: c.FormValue("min_runtime"), Early: c.FormValue("early"), TooOften: c.FormValue("too_often"),
 		FailureThreshold: c.FormValue("failure_threshold"), RecoveryThreshold: c.FormValue("recovery_threshold"),
 		NotifyOutput: c.FormValue("notify_output") != "",
 		Errors:       map[string]string{},
@@ -138,6 +143,9 @@ func (f *monitorForm) apply(m *monitors.Monitor, channels []*monitors.Channel) {
 	dur("deadline", "Deadline", f.Deadline, &m.DeadlineSeconds)
 	m.AlertOnFailure = monitors.AlertOnFailure(f.AlertOnFailure)
 	m.Overlap = monitors.OverlapPolicy(f.Overlap)
+	dur("min_runtime", "Min runtime", f.MinRuntime, &m.MinRuntimeSeconds)
+	dur("early", "Early", f.Early, &m.EarlySeconds)
+	m.TooOften = monitors.TooOftenPolicy(cmp.Or(f.TooOften, string(monitors.TooOftenIgnore)))
 	m.HideOutput = !f.NotifyOutput
 	num := func(field, label, text string, p *int) {
 		n, err := strconv.Atoi(strings.TrimSpace(text))
@@ -231,6 +239,12 @@ func formField(field, kind string) (string, string) {
 		return "recovery_threshold", "Recovery threshold"
 	case "alert_on_failure":
 		return "alert_on_failure", "Alert on failure"
+	case "min_runtime_seconds":
+		return "min_runtime", "Min runtime"
+	case "early_seconds":
+		return "early", "Early"
+	case "too_often":
+		return "too_often", "Too often"
 	case "name", "slug", "tags", "overlap", "channels":
 		return field, capitalize(field)
 	case "depends_on":
@@ -280,6 +294,7 @@ func (h *Handler) monitorNew(c echo.Context) error {
 	})
 	f.Grace, f.FailureThreshold, f.RecoveryThreshold = "5m", "1", "1"
 	f.AlertOnFailure, f.Overlap = string(monitors.AlertFinal), string(monitors.OverlapAlert)
+	f.TooOften = string(monitors.TooOftenIgnore)
 	return h.renderMonitorForm(c, http.StatusOK, v, f)
 }
 

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -18,8 +19,6 @@ import (
 )
 
 const (
-	// listMax bounds the rows of the monitor list.
-	listMax = 1000
 	// sparkRuns is how many recent runs a sparkline draws.
 	sparkRuns = 20
 	// History shown on a monitor page.
@@ -69,7 +68,7 @@ func (r *monitorRow) AdviceText() string {
 	return strings.Join(monitors.AdviceStrings(r.Advice), "\n")
 }
 
-func (h *Handler) monitorRow(v *viewer, m *monitors.Monitor, runs []*monitors.Run) *monitorRow {
+func (h *Handler) monitorRow(v *viewer, m *monitors.Monitor, runs []monitors.RunBrief) *monitorRow {
 	st := m.StatusAt(v.Now)
 	r := &monitorRow{ID: m.ID, Name: m.Name, Slug: m.Slug, Tags: m.Tags, Status: st,
 		LastPing: v.when(m.State.LastPingAt), LastKind: m.State.LastPingKind, Spark: sparkline(runs),
@@ -148,19 +147,44 @@ type listData struct {
 	Q, Status, Tag string
 	Tags           []string
 	Counts         []statusCount
-	Total          int
+	// Total counts the project's monitors, Matched those the filters
+	// let through.
+	Total, Matched int
 	Rows           []*monitorRow
-	// Query is the filter as a query string, for the live refresh.
-	Query     string
-	Truncated bool
+	// RowHTML are Rows rendered, one each.
+	RowHTML []template.HTML
+	// Query is the filter and page as a query string, for the live
+	// refresh.
+	Query string
+	// Page is the page shown, of Pages; From and To number its first and
+	// last row among the Matched; PrevURL and NextURL link the pages
+	// around it, empty at either end.
+	Page, Pages, From, To int
+	PrevURL, NextURL      template.URL
+	// Body is the rendered content of #monitor-rows, and ETag its tag.
+	Body template.HTML
+	ETag string
 }
 
+// listPage is how many monitors a page of the list shows.
+const listPage = 500
+
 // monitorList shows the current project's monitors, filtered by tag,
-// status and text. An htmx request aimed at the rows gets only them: the
-// list refreshes itself with it.
+// status and text, a page of listPage at a time. An htmx request aimed at
+// the rows gets only them: the list refreshes itself with it, and sends
+// the ETag of the rows it shows (If-None-Match), so that an unchanged list
+// is answered with 304 and not drawn again.
 func (h *Handler) monitorList(c echo.Context) error {
 	v := c.Get(viewerKey).(*viewer)
 	ctx := c.Request().Context()
+	pageNo := 1
+	if s := c.QueryParam("page"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, "page must be a whole number from 1")
+		}
+		pageNo = n
+	}
 	all, err := h.store.MonitorList(ctx, &monitors.MonitorListParams{ProjectID: v.Project.ID, Now: v.Now})
 	if err != nil {
 		return err
@@ -170,7 +194,15 @@ func (h *Handler) monitorList(c echo.Context) error {
 	counts := make(map[monitors.Status]int)
 	tags := make(map[string]bool)
 	q := strings.ToLower(d.Q)
-	var shown []*monitors.Monitor
+	rank := make(map[monitors.Status]int, len(statusOrder))
+	for i, st := range statusOrder {
+		rank[st] = i
+	}
+	type shownMonitor struct {
+		m    *monitors.Monitor
+		rank int
+	}
+	var shown []shownMonitor
 	for _, m := range all {
 		st := m.StatusAt(v.Now)
 		counts[st]++
@@ -186,7 +218,11 @@ func (h *Handler) monitorList(c echo.Context) error {
 		if q != "" && !matches(m, q) {
 			continue
 		}
-		shown = append(shown, m)
+		r, ok := rank[st]
+		if !ok {
+			r = len(statusOrder)
+		}
+		shown = append(shown, shownMonitor{m, r})
 	}
 	for _, st := range statusOrder {
 		d.Counts = append(d.Counts, statusCount{st, counts[st]})
@@ -195,31 +231,55 @@ func (h *Handler) monitorList(c echo.Context) error {
 		d.Tags = append(d.Tags, t)
 	}
 	slices.Sort(d.Tags)
-	// The ones that need a person first, then by name.
-	slices.SortStableFunc(shown, func(a, b *monitors.Monitor) int {
-		return cmp.Compare(slices.Index(statusOrder, a.StatusAt(v.Now)), slices.Index(statusOrder, b.StatusAt(v.Now)))
-	})
-	if len(shown) > listMax {
-		shown, d.Truncated = shown[:listMax], true
-	}
+	// The ones that need a person first, then by name (the store's order).
+	slices.SortStableFunc(shown, func(a, b shownMonitor) int { return cmp.Compare(a.rank, b.rank) })
+	d.Matched = len(shown)
+	d.Pages = max(1, (len(shown)+listPage-1)/listPage)
+	d.Page = min(pageNo, d.Pages)
+	first := (d.Page - 1) * listPage
+	shown = shown[first:min(first+listPage, len(shown))]
+	d.From, d.To = first+1, first+len(shown)
 	ids := make([]string, len(shown))
-	for i, m := range shown {
-		ids[i] = m.ID
+	for i, s := range shown {
+		ids[i] = s.m.ID
 	}
-	runs, err := h.store.RunListRecent(ctx, &monitors.RunListRecentParams{ProjectID: v.Project.ID, MonitorIDs: ids, PerMonitor: sparkRuns})
+	runs, err := h.store.RunBriefList(ctx, &monitors.RunListRecentParams{ProjectID: v.Project.ID, MonitorIDs: ids, PerMonitor: sparkRuns})
 	if err != nil {
 		return err
 	}
-	for _, m := range shown {
-		d.Rows = append(d.Rows, h.monitorRow(v, m, runs[m.ID]))
-	}
-	qs := url.Values{}
-	for k, val := range map[string]string{"q": d.Q, "status": d.Status, "tag": d.Tag} {
-		if val != "" {
-			qs.Set(k, val)
+	for _, s := range shown {
+		row := h.monitorRow(v, s.m, runs[s.m.ID])
+		html, err := h.renderRow(row)
+		if err != nil {
+			return err
 		}
+		d.Rows = append(d.Rows, row)
+		d.RowHTML = append(d.RowHTML, html)
 	}
-	d.Query = qs.Encode()
+	query := func(page int) string {
+		qs := url.Values{}
+		for k, val := range map[string]string{"q": d.Q, "status": d.Status, "tag": d.Tag} {
+			if val != "" {
+				qs.Set(k, val)
+			}
+		}
+		if page > 1 {
+			qs.Set("page", strconv.Itoa(page))
+		}
+		return qs.Encode()
+	}
+	d.Query = query(d.Page)
+	// Built from url.Values.Encode: safe in an href as it is.
+	if d.Page > 1 {
+		prev := query(d.Page - 1)
+		if prev == "" {
+			prev = "page=1"
+		}
+		d.PrevURL = template.URL("/?" + prev) //nolint:gosec // an encoded query string
+	}
+	if d.Page < d.Pages {
+		d.NextURL = template.URL("/?" + query(d.Page+1)) //nolint:gosec // an encoded query string
+	}
 	outages, err := h.store.OutageList(ctx, &monitors.OutageListParams{Limit: 1})
 	if err != nil {
 		return err
@@ -228,11 +288,32 @@ func (h *Handler) monitorList(c echo.Context) error {
 		o := outages[0]
 		d.Outage = &outageView{From: v.when(o.StartedAt), To: v.when(o.EndedAt), Lasted: plainDuration(o.Duration().Round(time.Second))}
 	}
-	p := &page{Title: "Monitors", Nav: "monitors", V: v, Data: d}
+	p := &page{Title: "Monitors", Nav: "monitors", V: v, Data: d, Refresh: h.refreshAttr()}
+	body, err := h.executeBytes("monitors", "rows-body", p)
+	if err != nil {
+		return err
+	}
+	d.Body = template.HTML(body) //nolint:gosec // the output of the escaping template
+	d.ETag = listETag(body, d.Query, p.Refresh)
 	if isHTMX(c) && c.Request().Header.Get("HX-Target") == "monitor-rows" {
+		c.Response().Header().Set("ETag", d.ETag)
+		if etagMatches(c.Request().Header.Get("If-None-Match"), d.ETag) {
+			return c.NoContent(http.StatusNotModified)
+		}
 		return h.renderFragment(c, http.StatusOK, "monitors", "rows", p)
 	}
 	return h.render(c, http.StatusOK, "monitors", p)
+}
+
+// etagMatches says whether an If-None-Match header names tag.
+func etagMatches(header, tag string) bool {
+	for t := range strings.SplitSeq(header, ",") {
+		t = strings.TrimSpace(t)
+		if t == tag || t == "W/"+tag || t == "*" {
+			return true
+		}
+	}
+	return false
 }
 
 func matches(m *monitors.Monitor, q string) bool {
@@ -323,6 +404,14 @@ type incidentView struct {
 	// Deliveries are the attempts to notify, by channel; nil when the
 	// server lists none.
 	Deliveries []deliveryGroup
+	// Notes are what people attached for the status pages, oldest first.
+	Notes []noteView
+}
+
+type noteView struct {
+	ID   string
+	Body string
+	At   *When
 }
 
 type deliveryGroup struct {
@@ -401,11 +490,19 @@ func (h *Handler) monitorPageData(ctx context.Context, v *viewer, m *monitors.Mo
 	if err != nil {
 		return nil, err
 	}
-	d := &monitorPageData{M: m, Row: h.monitorRow(v, m, runs),
+	d := &monitorPageData{M: m, Row: h.monitorRow(v, m, runBriefs(runs)),
 		PingURL: h.baseURL + "/ping/" + m.PingKey,
 		SlugURL: h.baseURL + "/ping/" + v.Project.PingKey + "/" + m.Slug,
 	}
 	deliveries, err := h.deliveries(ctx, v, incidents)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(incidents))
+	for i, inc := range incidents {
+		ids[i] = inc.ID
+	}
+	notes, err := h.store.IncidentNoteList(ctx, v.Project.ID, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -415,6 +512,9 @@ func (h *Handler) monitorPageData(ctx context.Context, v *viewer, m *monitors.Mo
 			return nil, err
 		}
 		iv.Deliveries = deliveries[inc.ID]
+		for _, n := range notes[inc.ID] {
+			iv.Notes = append(iv.Notes, noteView{ID: n.ID, Body: n.Body, At: v.when(n.CreatedAt)})
+		}
 		d.Incidents = append(d.Incidents, iv)
 		if inc.ResolvedAt == nil {
 			d.Open = append(d.Open, iv)
@@ -655,6 +755,9 @@ func (h *Handler) monitorFacts(ctx context.Context, v *viewer, m *monitors.Monit
 	facts = append(facts, fact{"Alerts on failure", alert})
 	if m.Overlap == monitors.OverlapIgnore {
 		facts = append(facts, fact{"Overlapping runs", "ignored"})
+	}
+	for _, r := range m.RunRuleWords() {
+		facts = append(facts, fact{r.Label, capitalize(r.Words)})
 	}
 	all, err := h.store.ChannelList(ctx, &monitors.ChannelListParams{ProjectID: v.Project.ID})
 	if err != nil {

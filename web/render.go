@@ -29,6 +29,10 @@ var pageNames = []string{
 	"setup", "setupneeded", "login", "error", "noproject",
 	"monitors", "monitor", "monitor_form", "preview",
 	"channels", "channel_form", "keys", "settings", "account", "maintenance", "snooze_link",
+	"statuspages", "statuspage_form",
+	// statuspage is a whole document of its own, not inside the layout:
+	// the public status page (statuspage.go).
+	"statuspage",
 }
 
 // pages holds the parsed templates and the versions of the static files.
@@ -176,10 +180,6 @@ func (h *Handler) renderFragment(c echo.Context, status int, name, fragment stri
 }
 
 func (h *Handler) execute(c echo.Context, status int, name, tmpl string, p *page) error {
-	set, ok := h.pages.sets[name]
-	if !ok {
-		return fmt.Errorf("web: no page %q", name)
-	}
 	if p.V == nil {
 		if v, ok := c.Get(viewerKey).(*viewer); ok {
 			p.V = v
@@ -188,12 +188,28 @@ func (h *Handler) execute(c echo.Context, status int, name, tmpl string, p *page
 	if tmpl == "layout.html" {
 		p.Flash = h.takeFlash(c)
 	}
-	p.Refresh = fmt.Sprintf("%gs", h.refresh.Seconds())
+	b, err := h.executeBytes(name, tmpl, p)
+	if err != nil {
+		return err
+	}
+	return c.HTMLBlob(status, b)
+}
+
+// refreshAttr is the refresh interval as htmx's "every" takes it.
+func (h *Handler) refreshAttr() string { return fmt.Sprintf("%gs", h.refresh.Seconds()) }
+
+// executeBytes renders template tmpl of page name into memory.
+func (h *Handler) executeBytes(name, tmpl string, p *page) ([]byte, error) {
+	set, ok := h.pages.sets[name]
+	if !ok {
+		return nil, fmt.Errorf("web: no page %q", name)
+	}
+	p.Refresh = h.refreshAttr()
 	var buf bytes.Buffer
 	if err := set.ExecuteTemplate(&buf, tmpl, p); err != nil {
-		return fmt.Errorf("render %s: %w", name, err)
+		return nil, fmt.Errorf("render %s: %w", name, err)
 	}
-	return c.HTMLBlob(status, buf.Bytes())
+	return buf.Bytes(), nil
 }
 
 // renderError writes an error page with a sentence saying what happened.

@@ -13,6 +13,7 @@ import (
 type Store interface {
 	manage.Store
 	monitors.MaintenanceStore
+	monitors.StatusPageStore
 	APIKeyCreate(ctx context.Context, p *monitors.APIKeyCreateParams) (*monitors.APIKey, error)
 	APIKeyList(ctx context.Context, projectID string) ([]*monitors.APIKey, error)
 	APIKeyRevoke(ctx context.Context, projectID, id string, at time.Time) error
@@ -34,7 +35,7 @@ type Store interface {
 	ProjectRotatePingKey(ctx context.Context, p *monitors.PingKeyRotateParams) (*monitors.Project, error)
 	RunList(ctx context.Context, p *monitors.HistoryListParams) ([]*monitors.Run, error)
 	monitors.UptimeStore
-	RunListRecent(ctx context.Context, p *monitors.RunListRecentParams) (map[string][]*monitors.Run, error)
+	RunBriefList(ctx context.Context, p *monitors.RunListRecentParams) (map[string][]monitors.RunBrief, error)
 	SessionCreate(ctx context.Context, p *monitors.SessionCreateParams) (*monitors.Session, error)
 	SessionDelete(ctx context.Context, tokenHash string) error
 	SessionDeleteByUser(ctx context.Context, p *monitors.SessionDeleteByUserParams) (int64, error)

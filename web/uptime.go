@@ -138,6 +138,13 @@ func (h *Handler) uptimeView(ctx context.Context, v *viewer, m *monitors.Monitor
 	if err != nil {
 		return nil, fmt.Errorf("uptime of monitor %s: %w", m.ID, err)
 	}
+	return newUptimeView(u), nil
+}
+
+// newUptimeView lays out u as the strip, its windows and the duration
+// chart: the one rendering of uptime, which the monitor page and the
+// status pages (template "uptime-cells") both show.
+func newUptimeView(u *monitors.Uptime) *uptimeView {
 	out := &uptimeView{Zone: u.Zone.String()}
 	for i := range u.Days {
 		d := &u.Days[i]
@@ -149,5 +156,5 @@ func (h *Handler) uptimeView(ctx context.Context, v *viewer, m *monitors.Monitor
 		out.Windows = append(out.Windows, uptimeWindowView{Days: w.Days, Words: w.Words()})
 	}
 	out.Chart = newDurationChart(u)
-	return out, nil
+	return out
 }

@@ -84,6 +84,9 @@ type Config struct {
 	// the client, for the sign-in limit. Without any, the client is the
 	// connection's address, which a request cannot forge.
 	TrustedProxies []netip.Prefix
+	// StatusPageTTL is how long a built public status page is served
+	// before it is built again; zero is StatusPageTTLDefault.
+	StatusPageTTL time.Duration
 }
 
 // Handler serves the dashboard.
@@ -107,6 +110,10 @@ type Handler struct {
 	// adviser gives each monitor's advice, as the API's.
 	adviser monitors.Adviser
 	signer  manage.Signer
+	// rowCache keeps the monitor list's rendered rows.
+	rowCache *rowCache
+	// statusCache holds the built public status pages.
+	statusCache *statusCache
 }
 
 // New returns the dashboard's handler. It fails only when the embedded
@@ -123,18 +130,25 @@ func New(cfg Config) (*Handler, error) {
 	if err != nil {
 		return nil, err
 	}
+	rows, err := newRowCache()
+	if err != nil {
+		return nil, err
+	}
 	h := &Handler{
-		store:   cfg.Store,
-		baseURL: strings.TrimRight(cfg.BaseURL, "/"),
-		secure:  u.Scheme == "https",
-		log:     cfg.Logger,
-		now:     cfg.NowFunc,
-		refresh: cfg.RefreshInterval,
-		tester:  cfg.ChannelTester,
-		deliv:   cfg.Deliveries,
-		pages:   pg,
-		origin:  http.NewCrossOriginProtection(),
-		signer:  cfg.Signer,
+		store:    cfg.Store,
+		baseURL:  strings.TrimRight(cfg.BaseURL, "/"),
+		secure:   u.Scheme == "https",
+		log:      cfg.Logger,
+		now:      cfg.NowFunc,
+		refresh:  cfg.RefreshInterval,
+		tester:   cfg.ChannelTester,
+		deliv:    cfg.Deliveries,
+		pages:    pg,
+		origin:   http.NewCrossOriginProtection(),
+		rowCache: rows,
+		signer:   cfg.Signer,
+
+		statusCache: newStatusCache(cfg.StatusPageTTL),
 	}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
@@ -195,6 +209,17 @@ func clientIPExtractor(trusted []netip.Prefix) echo.IPExtractor {
 func (h *Handler) Register(e *echo.Echo) {
 	e.GET("/static/*", h.static)
 
+	// Public status pages: no sign-in, no cookie, none of the dashboard's
+	// middleware (see statuspage.go).
+	for _, path := range []string{"/status/:slug", "/status/:slug/feed.atom"} {
+		fn := h.statusPublic
+		if strings.HasSuffix(path, ".atom") {
+			fn = h.statusFeed
+		}
+		e.GET(path, fn)
+		e.HEAD(path, fn)
+	}
+
 	// Middleware is given per route, not per group: echo's Group(prefix,
 	// middleware) also routes every unknown path under the prefix (here:
 	// all of them, /api/v1/... included) to the middleware.
@@ -237,6 +262,15 @@ func (h *Handler) Register(e *echo.Echo) {
 	viewer(http.MethodPost, "/maintenance", h.maintenanceCreate)
 	viewer(http.MethodPost, "/maintenance/:id/end", h.maintenanceEnd)
 	viewer(http.MethodPost, "/maintenance/:id/delete", h.maintenanceDelete)
+	viewer(http.MethodGet, "/status-pages", h.statusPageList)
+	viewer(http.MethodPost, "/status-pages", h.statusPageCreate)
+	viewer(http.MethodGet, "/status-pages/:id/edit", h.statusPageEdit)
+	viewer(http.MethodPost, "/status-pages/:id", h.statusPageUpdate)
+	viewer(http.MethodPost, "/status-pages/:id/publish", h.statusPagePublish(true))
+	viewer(http.MethodPost, "/status-pages/:id/unpublish", h.statusPagePublish(false))
+	viewer(http.MethodPost, "/status-pages/:id/delete", h.statusPageDelete)
+	viewer(http.MethodPost, "/monitors/:id/incidents/:incident/notes", h.incidentNoteCreate)
+	viewer(http.MethodPost, "/monitors/:id/incidents/:incident/notes/:note/delete", h.incidentNoteDelete)
 	viewer(http.MethodGet, "/keys", h.keyList)
 	viewer(http.MethodPost, "/keys", h.keyCreate)
 	viewer(http.MethodPost, "/keys/:id/revoke", h.keyRevoke)

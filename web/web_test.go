@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"html"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -938,4 +939,170 @@ func TestMonitorPageSourceAndRetries(t *testing.T) {
 	require.NotContains(t, body, "paused, history kept")
 	require.Contains(t, body, "<dt>Retries</dt><dd>hangfire-default: up to 10, over 4 hours 44 minutes at most</dd>")
 	require.Contains(t, body, `data-field="retry_policy"`, "the advice card")
+}
+
+// TestMonitorListETagAndPages: the list's refresh carries an ETag, an
+// unchanged list answers 304 to it, a change (a ping, or time moving a
+// relative time) answers 200 with another tag; a long list comes in pages.
+func TestMonitorListETagAndPages(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	a := b.monitor(t, b.project.ID, "alpha-backup")
+	c := b.signIn(t, "ada@example.com", b.project.ID)
+	rows := map[string]string{"HX-Request": "true", "HX-Target": "monitor-rows"}
+	conditional := func(tag string) map[string]string {
+		return map[string]string{"HX-Request": "true", "HX-Target": "monitor-rows", "If-None-Match": tag}
+	}
+
+	r := c.do(http.MethodGet, "/", nil, rows)
+	require.Equal(t, http.StatusOK, r.status)
+	tag := r.header.Get("ETag")
+	require.NotEmpty(t, tag)
+	require.Contains(t, r.body, `data-etag="`+html.EscapeString(tag)+`"`, "the rows carry their tag")
+	require.Contains(t, c.get("/").body, `data-etag="`+html.EscapeString(tag)+`"`, "the full page's rows too")
+
+	r = c.do(http.MethodGet, "/", nil, conditional(tag))
+	require.Equal(t, http.StatusNotModified, r.status)
+	require.Empty(t, r.body)
+	r = c.do(http.MethodGet, "/?q=alpha", nil, conditional(tag))
+	require.Equal(t, http.StatusOK, r.status, "another filter is another list")
+
+	res, err := b.store.PingRecordBatch(ctx, &monitors.PingRecordBatchParams{Pings: []*monitors.PingRecordParams{
+		{PingKey: a.PingKey, Ping: monitors.Ping{Kind: monitors.PingSuccess, At: b.clock.now()}}}})
+	require.NoError(t, err)
+	require.NoError(t, res[0].Err)
+	r = c.do(http.MethodGet, "/", nil, conditional(tag))
+	require.Equal(t, http.StatusOK, r.status, "a ping changed the list")
+	tag = r.header.Get("ETag")
+	require.Equal(t, http.StatusNotModified, c.do(http.MethodGet, "/", nil, conditional(tag)).status)
+	b.clock.advance(time.Minute)
+	r = c.do(http.MethodGet, "/", nil, conditional(tag))
+	require.Equal(t, http.StatusOK, r.status, "the last ping is a minute older")
+	require.Contains(t, r.body, "1 min ago")
+
+	for _, bad := range []string{"0", "-1", "two"} {
+		r := c.get("/?page=" + bad)
+		require.Equal(t, http.StatusBadRequest, r.status, bad)
+		require.Contains(t, r.body, "page must be a whole number from 1")
+	}
+
+	// 501 monitors: two pages.
+	for i := range 500 {
+		b.monitor(t, b.project.ID, fmt.Sprintf("job-%03d", i))
+	}
+	body := c.get("/").body
+	require.Equal(t, 500, strings.Count(body, `<tr class="row-`))
+	require.True(t, strings.Contains(body, `href="/?page=2"`), pager(body))
+	require.True(t, strings.Contains(body, "Monitors 1 to 500 of 501 (page 1 of 2)"), pager(body))
+	body = c.get("/?page=2").body
+	require.Equal(t, 1, strings.Count(body, `<tr class="row-`))
+	require.True(t, strings.Contains(body, `href="/?page=1"`), pager(body))
+	require.True(t, strings.Contains(body, `hx-get="/?page=2"`), "the refresh keeps the page")
+	require.True(t, strings.Contains(c.get("/?page=9").body, "(page 2 of 2)"), "past the end: the last page")
+	body = c.get("/?q=job-00").body
+	require.Equal(t, 10, strings.Count(body, `<tr class="row-`), "a filter narrows before paging")
+	require.False(t, strings.Contains(body, "page 1 of"))
+}
+
+// pager returns the list's pager from a page, for failure messages.
+func pager(body string) string {
+	if i := strings.Index(body, `<nav class="pager"`); i >= 0 {
+		return body[i:min(len(body), i+600)]
+	}
+	return "no pager"
+}
+
+// TestChannelFormAlerting: the channel form sets the late warning and the
+// grouping, shows the kind's default, refuses a bad number naming the
+// field, and leaves both out for the kinds that page.
+func TestChannelFormAlerting(t *testing.T) {
+	t.Parallel()
+	eachStore(t, func(t *testing.T, b *bundle) {
+		ctx := context.Background()
+		c := b.signIn(t, "ada@example.com", b.project.ID)
+		body := c.get("/channels/new?kind=slack").body
+		require.Contains(t, body, `name="notify_late"`)
+		require.Contains(t, body, `name="group_seconds" type="number" min="0" max="600" inputmode="numeric" value="30"`)
+		require.NotContains(t, c.get("/channels/new?kind=pagerduty").body, `name="group_seconds"`)
+
+		form := url.Values{"kind": {"slack"}, "name": {"team"}, "webhook_url": {"https://hooks.slack.com/services/T000/B000/XXXX"},
+			"notify_late": {"on"}, "group_seconds": {"ten"}}
+		r := c.postForm("/channels", form)
+		require.Equal(t, http.StatusUnprocessableEntity, r.status)
+		require.Contains(t, r.body, "Group seconds: a whole number of seconds from 0 to 600.")
+		form.Set("group_seconds", "900")
+		r = c.postForm("/channels", form)
+		require.Equal(t, http.StatusUnprocessableEntity, r.status)
+		require.Contains(t, r.body, "must be between 0 and 600")
+		form.Set("group_seconds", "45")
+		r = c.postForm("/channels", form)
+		require.Equal(t, http.StatusSeeOther, r.status, r.body)
+		list, err := b.store.ChannelList(ctx, &monitors.ChannelListParams{ProjectID: b.project.ID})
+		require.NoError(t, err)
+		require.Len(t, list, 1)
+		require.True(t, list[0].NotifyLate)
+		require.Equal(t, 45, list[0].GroupSeconds)
+
+		r = c.postForm("/channels/"+list[0].ID, url.Values{"name": {"team"}, "webhook_url": {"https://hooks.slack.com/services/T000/B000/XXXX"},
+			"group_seconds": {"0"}})
+		require.Equal(t, http.StatusSeeOther, r.status, r.body)
+		got, err := b.store.ChannelGet(ctx, b.project.ID, list[0].ID)
+		require.NoError(t, err)
+		require.False(t, got.NotifyLate, "an unticked box turns the warning off")
+		require.Zero(t, got.GroupSeconds)
+	})
+}
+
+// TestMonitorFormRunRules: the run rules are off on a new monitor, set
+// from the form, said in words on the monitor page, and their mistakes
+// shown by their fields.
+func TestMonitorFormRunRules(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	c := b.signIn(t, "ada@example.com", b.project.ID)
+	blank := c.get("/monitors/new").body
+	require.Contains(t, blank, `<input id="m-minrt" name="min_runtime" value=""`)
+	require.Contains(t, blank, `<option value="ignore" selected>ignore</option>`)
+	form := url.Values{"name": {"Nightly backup"}, "schedule_kind": {"cron"}, "expr": {"0 2 * * *"}, "tz": {"Europe/Berlin"},
+		"grace": {"10m"}, "max_runtime": {"2h"}, "alert_on_failure": {"final"}, "overlap": {"alert"},
+		"failure_threshold": {"1"}, "recovery_threshold": {"1"},
+		"min_runtime": {"1m"}, "early": {"5m"}, "too_often": {"alert"}}
+	r := c.postForm("/monitors", form)
+	require.Equal(t, http.StatusSeeOther, r.status, r.body)
+	m, err := b.store.MonitorGetBySlug(ctx, b.project.ID, "nightly-backup")
+	require.NoError(t, err)
+	require.EqualValues(t, 60, m.MinRuntimeSeconds)
+	require.EqualValues(t, 300, m.EarlySeconds)
+	require.Equal(t, monitors.TooOftenAlert, m.TooOften)
+
+	page := c.get(r.location).body
+	require.Contains(t, page, "A success in less than 1 minute opens a too_fast incident")
+	require.Contains(t, page, "A run that starts more than 5 minutes before its occurrence opens an early incident")
+	require.Contains(t, page, "A second success for one occurrence opens a too_often incident")
+	edit := c.get("/monitors/" + m.ID + "/edit").body
+	require.Contains(t, edit, `name="min_runtime" value="1m"`)
+	require.Contains(t, edit, `<option value="alert" selected>alert</option>`)
+
+	// Mistakes, by their fields; nothing is stored.
+	bad := url.Values{}
+	for k, v := range form {
+		bad[k] = v
+	}
+	bad.Set("name", "Other")
+	bad.Set("schedule_kind", "interval")
+	bad.Set("every", "1h")
+	r = c.postForm("/monitors", bad)
+	require.Equal(t, http.StatusUnprocessableEntity, r.status)
+	require.Contains(t, r.body, "Early: is for cron and oncalendar schedules only")
+	require.Contains(t, r.body, `id="m-early-err"`)
+	bad.Set("early", "")
+	bad.Set("min_runtime", "3h")
+	r = c.postForm("/monitors", bad)
+	require.Equal(t, http.StatusUnprocessableEntity, r.status)
+	require.Contains(t, r.body, "Min runtime: 10800 must be less than the max runtime (2h")
+	list, err := b.store.MonitorList(ctx, &monitors.MonitorListParams{ProjectID: b.project.ID})
+	require.NoError(t, err)
+	require.Len(t, list, 1)
 }

@@ -32,15 +32,15 @@ const (
 		grace_seconds, max_runtime_seconds, deadline_seconds, alert_on_failure, failure_threshold,
 		recovery_threshold, overlap, channels, paused, source, discovered, retry_policy, ping_key,
 		created_at, updated_at, state, next_deadline, schedule_dialect, notify_output, description,
-		depends_on, snoozed_until`
+		min_runtime_seconds, early_seconds, too_often, depends_on, snoozed_until`
 
 	qMonitorInsert = `INSERT INTO monitors (id, project_id, name, slug, tags, schedule_kind, schedule_expr,
 		schedule_tz, every_seconds, grace_seconds, max_runtime_seconds, deadline_seconds, alert_on_failure,
 		failure_threshold, recovery_threshold, overlap, channels, paused, source, discovered, retry_policy,
 		ping_key, created_at, updated_at, status, state, last_ping_at, next_expected_at, next_deadline,
-		schedule_dialect, notify_output, description, depends_on, snoozed_until)
+		schedule_dialect, notify_output, description, min_runtime_seconds, early_seconds, too_often, depends_on, snoozed_until)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20,
-		$21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34)`
+		$21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, $35, $36, $37)`
 	// qMonitorUpdate writes a monitor's whole row but its ID and project
 	// (MonitorModify). It takes qMonitorInsert's arguments.
 	qMonitorUpdate = `UPDATE monitors SET name = $3, slug = $4, tags = $5, schedule_kind = $6,
@@ -49,7 +49,7 @@ const (
 		recovery_threshold = $15, overlap = $16, channels = $17, paused = $18, source = $19,
 		discovered = $20, retry_policy = $21, ping_key = $22, created_at = $23, updated_at = $24, status = $25, state = $26,
 		last_ping_at = $27, next_expected_at = $28, next_deadline = $29, schedule_dialect = $30, notify_output = $31,
-		description = $32, depends_on = $33, snoozed_until = $34
+		description = $32, min_runtime_seconds = $33, early_seconds = $34, too_often = $35, depends_on = $36, snoozed_until = $37
 		WHERE id = $1 AND project_id = $2`
 	// qMonitorUpdateState writes the evaluated state of many monitors in one
 	// statement (PingRecordBatch, MonitorEvaluateDue).
@@ -192,8 +192,10 @@ const (
 
 	// Monitor events have no incident: their deliveries' incident_id is
 	// NULL, read as ''.
-	deliveryCols = `id, project_id, coalesce(incident_id, ''), monitor_id, channel_id, event_id, event, state, attempts,
-		created_at, next_attempt_at, finished_at`
+	// Reports have no incident, monitor or event either: their
+	// monitor_id and event_id are NULL, read as '' and 0.
+	deliveryCols = `id, project_id, coalesce(incident_id, ''), coalesce(monitor_id, ''), channel_id, coalesce(event_id, 0),
+		event, state, attempts, created_at, next_attempt_at, finished_at, coalesce(report_id, '')`
 	// qDeliveryMonitors and qDeliveryChannels read what routing needs
 	// (see plan.Route); qDeliveryPending the channels reminders skip.
 	qDeliveryMonitors = `SELECT id, project_id, channels FROM monitors WHERE id = ANY($1::text[])`
@@ -204,20 +206,23 @@ const (
 	// qDeliveryInsert inserts routed deliveries, in order, to the channels
 	// that still exist.
 	qDeliveryInsert = `INSERT INTO deliveries (project_id, incident_id, event_id, event, monitor_id, channel_id,
-			state, attempts, created_at, next_attempt_at)
-		SELECT u.project_id, nullif(u.incident_id, ''), u.event_id, u.event, u.monitor_id, u.channel_id, 'pending', 0, u.at, u.at
-		FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::timestamptz[])
-			WITH ORDINALITY AS u(project_id, incident_id, event_id, event, monitor_id, channel_id, at, n)
+			state, attempts, created_at, next_attempt_at, report_id)
+		SELECT u.project_id, nullif(u.incident_id, ''), nullif(u.event_id, 0), u.event, nullif(u.monitor_id, ''), u.channel_id,
+			'pending', 0, u.at, u.at, nullif(u.report_id, '')
+		FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::text[])
+			WITH ORDINALITY AS u(project_id, incident_id, event_id, event, monitor_id, channel_id, at, report_id, n)
 		JOIN channels c ON c.id = u.channel_id AND c.project_id = u.project_id
 		ORDER BY u.n
 		RETURNING ` + deliveryCols
 	// qDeliveryGet also finds the earliest earlier delivery of the same
 	// incident to the same channel that is still pending.
-	qDeliveryGet = `SELECT d.id, d.project_id, coalesce(d.incident_id, ''), d.monitor_id, d.channel_id, d.event_id, d.event,
-			d.state, d.attempts, d.created_at, d.next_attempt_at, d.finished_at, e.at, e.summary,
+	// A report's delivery has no event: its time is its creation's.
+	qDeliveryGet = `SELECT d.id, d.project_id, coalesce(d.incident_id, ''), coalesce(d.monitor_id, ''), d.channel_id,
+			coalesce(d.event_id, 0), d.event, d.state, d.attempts, d.created_at, d.next_attempt_at, d.finished_at,
+			coalesce(d.report_id, ''), coalesce(e.at, d.created_at), coalesce(e.summary, ''),
 			coalesce(w.id, 0), w.next_attempt_at
 		FROM deliveries d
-		JOIN incident_events e ON e.id = d.event_id
+		LEFT JOIN incident_events e ON e.id = d.event_id
 		LEFT JOIN LATERAL (SELECT p.id, p.next_attempt_at FROM deliveries p
 			WHERE p.incident_id = d.incident_id AND p.channel_id = d.channel_id AND p.event_id < d.event_id
 				AND p.state = 'pending'
@@ -233,7 +238,7 @@ const (
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
 		RETURNING ` + attemptCols
 	qDeliveryList = `SELECT d.id, d.project_id, coalesce(d.incident_id, ''), d.monitor_id, d.channel_id, d.event_id, d.event,
-			d.state, d.attempts, d.created_at, d.next_attempt_at, d.finished_at, e.at, e.summary, 0, NULL::timestamptz
+			d.state, d.attempts, d.created_at, d.next_attempt_at, d.finished_at, '', e.at, e.summary, 0, NULL::timestamptz
 		FROM deliveries d JOIN incident_events e ON e.id = d.event_id
 		WHERE d.project_id = $1 AND d.incident_id = ANY($2::text[])
 		ORDER BY d.incident_id, d.event_id, d.channel_id`
@@ -293,13 +298,14 @@ const (
 	qOutageList = `SELECT ` + outageCols + ` FROM outages WHERE ($1::bigint = 0 OR id < $1::bigint)
 		ORDER BY id DESC LIMIT $2`
 
-	channelCols    = `id, project_id, kind, name, config, is_default, created_at, updated_at`
-	qChannelCreate = `INSERT INTO channels (` + channelCols + `) VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8)`
+	channelCols    = `id, project_id, kind, name, config, is_default, created_at, updated_at, notify_late, group_seconds, report`
+	qChannelCreate = `INSERT INTO channels (` + channelCols + `) VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8, $9, $10, $11)`
 	qChannelGet    = `SELECT ` + channelCols + ` FROM channels WHERE project_id = $1 AND id = $2`
 	qChannelList   = `SELECT ` + channelCols + ` FROM channels WHERE project_id = $1 ORDER BY name, id
 		LIMIT $2 OFFSET $3`
 	qChannelGetForUpdate = qChannelGet + ` FOR UPDATE`
-	qChannelUpdate       = `UPDATE channels SET name = $3, config = $4::jsonb, is_default = $5, updated_at = $6
+	qChannelUpdate       = `UPDATE channels SET name = $3, config = $4::jsonb, is_default = $5, updated_at = $6,
+			notify_late = $7, group_seconds = $8, report = $9
 		WHERE project_id = $1 AND id = $2`
 	// qChannelUsers lists the monitors that name a channel; the channel row
 	// is locked first, so a delete and a check see the same monitors.
@@ -354,6 +360,16 @@ const (
 			SELECT * FROM runs WHERE runs.monitor_id = m.id ORDER BY seq DESC LIMIT $3) r
 		WHERE m.project_id = $1 AND m.id = ANY($2::text[])
 		ORDER BY r.monitor_id, r.seq DESC`
+	// qRunBriefList reads the same runs as qRunListRecent, only their
+	// outcome and duration, as one text per monitor. The IDs are joined,
+	// not matched with ANY, which would compare each monitor of the
+	// project with every ID.
+	qRunBriefList = `SELECT m.id, b.runs
+		FROM unnest($2::text[]) AS ids (id) JOIN monitors m ON m.id = ids.id
+		CROSS JOIN LATERAL (
+			SELECT string_agg(r.outcome || ':' || coalesce(r.duration_ms::text, ''), ',' ORDER BY r.seq DESC) AS runs
+			FROM (SELECT seq, outcome, duration_ms FROM runs WHERE runs.monitor_id = m.id ORDER BY seq DESC LIMIT $3) r) b
+		WHERE m.project_id = $1 AND b.runs IS NOT NULL`
 )
 
 // queries are the statements the planning layer runs itself.
@@ -371,7 +387,7 @@ var queries = plan.Queries{
 	MonitorPersonFields: qMonitorPersonFields, PersonFieldsGet: qMonitorPersonFieldsGet,
 	PersonFieldsSet: qMonitorPersonFieldsSet, SourceMonitors: qMonitorSyncLock,
 
-	PingList: qPingList, RunList: qRunList, RunListRecent: qRunListRecent, PingPruneCutoffs: qPingPruneCutoffs,
+	PingList: qPingList, RunList: qRunList, RunListRecent: qRunListRecent, RunBriefList: qRunBriefList, PingPruneCutoffs: qPingPruneCutoffs,
 	PingPrune: qPingPrune, RunPrune: qRunPrune, PingCountByMonitor: qPingCountByMonitor,
 
 	IncidentGet: qIncidentGet, IncidentList: qIncidentList, IncidentExists: qIncidentExists,
@@ -381,6 +397,14 @@ var queries = plan.Queries{
 	OutageInsert: qOutageInsert, OutageExtend: qOutageExtend, OutageSettle: qOutageSettle,
 	OutagePostponed: qOutagePostponed, OutageList: qOutageList,
 
+	ReportQueries: plan.ReportQueries{
+		ReportChannels: `SELECT c.id, c.project_id, c.report,
+				(SELECT max(r.period_start) FROM reports r WHERE r.channel_id = c.id AND r.period = c.report)
+			FROM channels c WHERE c.report <> '' ORDER BY c.id`,
+		ReportInsert: `INSERT INTO reports (id, project_id, channel_id, period, period_start, period_end, created_at, body)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb)`,
+		ReportGet: `SELECT body FROM reports WHERE project_id = $1 AND id = $2`,
+	},
 	ChannelCreate: qChannelCreate, ChannelGet: qChannelGet, ChannelLock: qChannelGetForUpdate, ChannelList: qChannelList,
 	ChannelUpdate: qChannelUpdate, ChannelUsers: qChannelUsers, ChannelDelete: qChannelDelete,
 
@@ -397,6 +421,7 @@ var queries = plan.Queries{
 	SecretQueries:      secretQueries,
 	UptimeQueries:      uptimeQueries,
 	MaintenanceQueries: maintenanceQueries,
+	StatusPageQueries:  statusPageQueries,
 	DependencyQueries:  dependencyQueries,
 }
 
@@ -424,4 +449,20 @@ var maintenanceQueries = plan.MaintenanceQueries{
 	MaintenanceList:   `SELECT doc FROM maintenance_windows WHERE project_id = $1 ORDER BY id`,
 	MaintenanceUpdate: `UPDATE maintenance_windows SET doc = $3 WHERE project_id = $1 AND id = $2`,
 	MaintenanceDelete: `DELETE FROM maintenance_windows WHERE project_id = $1 AND id = $2`,
+}
+
+// statusPageQueries are the statements of status pages and incident notes,
+// each kept whole as a JSON document.
+var statusPageQueries = plan.StatusPageQueries{
+	StatusPageInsert:    `INSERT INTO status_pages (id, project_id, slug, doc) VALUES ($1, $2, $3, $4)`,
+	StatusPageGet:       `SELECT doc FROM status_pages WHERE project_id = $1 AND id = $2`,
+	StatusPageLock:      `SELECT doc FROM status_pages WHERE project_id = $1 AND id = $2 FOR UPDATE`,
+	StatusPageGetBySlug: `SELECT doc FROM status_pages WHERE slug = $1`,
+	StatusPageList:      `SELECT doc FROM status_pages WHERE project_id = $1 ORDER BY slug`,
+	StatusPageUpdate:    `UPDATE status_pages SET slug = $3, doc = $4 WHERE project_id = $1 AND id = $2`,
+	StatusPageDelete:    `DELETE FROM status_pages WHERE project_id = $1 AND id = $2`,
+	NoteInsert:          `INSERT INTO incident_notes (id, project_id, incident_id, doc) VALUES ($1, $2, $3, $4)`,
+	NoteCount:           `SELECT count(*) FROM incident_notes WHERE incident_id = $1`,
+	NoteList:            `SELECT doc FROM incident_notes WHERE project_id = $1 AND incident_id = ANY($2::text[])`,
+	NoteDelete:          `DELETE FROM incident_notes WHERE project_id = $1 AND id = $2`,
 }

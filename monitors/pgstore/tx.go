@@ -200,12 +200,12 @@ func (t txn) DeliveryTargets(ctx context.Context, monitorIDs, incidentIDs []stri
 func (t txn) DeliveryInsert(ctx context.Context, ds []*monitors.Delivery) ([]*monitors.Delivery, error) {
 	n := len(ds)
 	projects, incidents, monitorIDs, channels, kinds := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-	events, ats := make([]int64, n), make([]time.Time, n)
+	events, ats, reports := make([]int64, n), make([]time.Time, n), make([]string, n)
 	for i, d := range ds {
 		projects[i], incidents[i], monitorIDs[i], channels[i], kinds[i] = d.ProjectID, d.IncidentID, d.MonitorID, d.ChannelID, string(d.Event)
-		events[i], ats[i] = d.EventID, d.EventAt.UTC()
+		events[i], ats[i], reports[i] = d.EventID, d.EventAt.UTC(), d.ReportID
 	}
-	rows, err := t.tx.Query(ctx, qDeliveryInsert, projects, incidents, events, kinds, monitorIDs, channels, ats)
+	rows, err := t.tx.Query(ctx, qDeliveryInsert, projects, incidents, events, kinds, monitorIDs, channels, ats, reports)
 	if err != nil {
 		return nil, interpret(err)
 	}

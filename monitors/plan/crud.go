@@ -5,6 +5,8 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/vigilhq/vigil/monitors"
@@ -127,7 +129,7 @@ func (s *Scripts) MonitorGetByPingKey(ctx context.Context, pingKey string) (*mon
 
 // ListMonitors runs a store's MonitorList query.
 func ListMonitors(ctx context.Context, db DB, q string, args ...any) ([]*monitors.Monitor, error) {
-	return wrap(All(ctx, db, ScanMonitorRow, q, args...))("list monitors")
+	return wrap(All(ctx, db, scanListedMonitor, q, args...))("list monitors")
 }
 
 func (s *Scripts) MonitorDelete(ctx context.Context, projectID, id string) error {
@@ -235,6 +237,51 @@ func (s *Scripts) RunListRecent(ctx context.Context, p *monitors.RunListRecentPa
 	return wrap(out, err)("list recent runs")
 }
 
+// RunBriefList returns the outcome and duration of the newest runs of each
+// monitor, newest first, by monitor ID.
+func (s *Scripts) RunBriefList(ctx context.Context, p *monitors.RunListRecentParams) (map[string][]monitors.RunBrief, error) {
+	out := make(map[string][]monitors.RunBrief)
+	if len(p.MonitorIDs) == 0 || p.PerMonitor <= 0 {
+		return out, nil
+	}
+	type row struct{ id, runs string }
+	rows, err := All(ctx, s.r(), func(r Row) (v row, err error) { return v, r.Scan(&v.id, &v.runs) },
+		s.Q.RunBriefList, p.ProjectID, p.MonitorIDs, p.PerMonitor)
+	if err != nil {
+		return nil, fmt.Errorf("list recent runs: %w", err)
+	}
+	for _, r := range rows {
+		briefs, err := parseRunBriefs(r.runs)
+		if err != nil {
+			return nil, fmt.Errorf("list recent runs of %s: %w", r.id, err)
+		}
+		out[r.id] = briefs
+	}
+	return out, nil
+}
+
+// parseRunBriefs reads "outcome:duration_ms,..." as RunBriefList's query
+// writes it.
+func parseRunBriefs(text string) ([]monitors.RunBrief, error) {
+	out := make([]monitors.RunBrief, 0, strings.Count(text, ",")+1)
+	for item := range strings.SplitSeq(text, ",") {
+		outcome, dur, ok := strings.Cut(item, ":")
+		if !ok {
+			return nil, fmt.Errorf("run %q: no duration field", item)
+		}
+		b := monitors.RunBrief{Outcome: monitors.RunOutcome(outcome)}
+		if dur != "" {
+			ms, err := strconv.ParseInt(dur, 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("run %q: duration: %w", item, err)
+			}
+			b.DurationMS = &ms
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
 func (s *Scripts) IncidentGet(ctx context.Context, projectID, id string) (*monitors.Incident, error) {
 	return wrap(One(ctx, s.r(), scanIncident, s.Q.IncidentGet, projectID, id))("get incident %s", id)
 }
@@ -285,8 +332,12 @@ func (s *Scripts) ChannelCreate(ctx context.Context, p *monitors.ChannelCreatePa
 	if err != nil {
 		return nil, err
 	}
+	group := 0
+	if p.GroupSeconds != nil {
+		group = *p.GroupSeconds
+	}
 	if _, err := s.w().Exec(ctx, s.Q.ChannelCreate, p.ID, p.ProjectID, p.Kind, p.Name, config,
-		p.IsDefault, now, now); err != nil {
+		p.IsDefault, now, now, p.NotifyLate, group, string(p.Report)); err != nil {
 		return nil, fmt.Errorf("create channel: %w", err)
 	}
 	return s.ChannelGet(ctx, p.ProjectID, p.ID)

@@ -84,10 +84,9 @@ func Route(events []*monitors.IncidentEvent, t *Targets) []*monitors.Delivery {
 	return out
 }
 
-// Pages reports whether a channel kind wakes someone up: PagerDuty and
-// Opsgenie, whose every event is an alert to act on. Their APIs have no
-// event that only informs, so they get incidents only.
-func Pages(kind string) bool { return kind == "pagerduty" || kind == "opsgenie" }
+// Pages reports whether a channel kind wakes someone up
+// ([monitors.ChannelPages]).
+func Pages(kind string) bool { return monitors.ChannelPages(kind) }
 
 // IncidentRemind records an incident.reminder event for each open incident
 // opened, or last reminded, p.Interval or more before p.Now, with its

@@ -15,6 +15,11 @@ type Queries struct {
 	MonitorPersonFields, PersonFieldsGet, PersonFieldsSet, SourceMonitors                        string
 
 	PingList, RunList, RunListRecent, PingPruneCutoffs, PingPrune, RunPrune string
+	// RunBriefList reads, for the monitors of project $1 with the IDs $2,
+	// the newest $3 runs of each as one text per monitor: rows
+	// (monitor_id, "outcome:duration_ms,..." newest first, the duration
+	// empty while unknown); monitors without runs have no row.
+	RunBriefList string
 	// PingCountByMonitor counts the pings kept of the monitors of project $1
 	// with the IDs $2, by monitor: rows (monitor_id, count).
 	PingCountByMonitor string
@@ -39,6 +44,8 @@ type Queries struct {
 	SecretQueries
 	UptimeQueries
 	MaintenanceQueries
+	ReportQueries
+	StatusPageQueries
 	DependencyQueries
 }
 
@@ -84,6 +91,34 @@ type MaintenanceQueries struct {
 	MaintenanceUpdate string
 	// MaintenanceDelete deletes window $2 of project $1.
 	MaintenanceDelete string
+}
+
+// StatusPageQueries are the statements of status pages and incident
+// notes (see statuspage.go), each a whole page or note as a JSON document
+// (doc).
+type StatusPageQueries struct {
+	// StatusPageInsert inserts ($1 id, $2 project_id, $3 slug, $4 doc).
+	StatusPageInsert string
+	// StatusPageGet and StatusPageLock read the doc of page $2 of project
+	// $1 (StatusPageLock locking it); StatusPageGetBySlug that of the page
+	// with slug $1.
+	StatusPageGet, StatusPageLock, StatusPageGetBySlug string
+	// StatusPageList reads the docs of project $1's pages, by slug.
+	StatusPageList string
+	// StatusPageUpdate sets the slug ($3) and doc ($4) of page $2 of
+	// project $1.
+	StatusPageUpdate string
+	// StatusPageDelete deletes page $2 of project $1.
+	StatusPageDelete string
+	// NoteInsert inserts ($1 id, $2 project_id, $3 incident_id, $4 doc).
+	NoteInsert string
+	// NoteCount counts the notes of incident $1.
+	NoteCount string
+	// NoteList reads the docs of the notes of project $1's incidents
+	// with the IDs $2 (a list).
+	NoteList string
+	// NoteDelete deletes note $2 of project $1.
+	NoteDelete string
 }
 
 // SecretQueries are the statements of sealing channel configs (see

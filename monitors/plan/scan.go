@@ -29,7 +29,7 @@ func MonitorArgs(m *monitors.Monitor) ([]any, error) {
 		nonNil(m.Channels), m.Paused, m.Source, m.Discovered, retry, m.PingKey,
 		m.CreatedAt.UTC(), m.UpdatedAt.UTC(), string(m.State.Status), state, TimeOrNil(m.State.LastPingAt),
 		TimeOrNil(m.State.Expected), CeilMicro(m.NextDeadlineAt), string(m.Schedule.Dialect), !m.HideOutput,
-		m.Description, listOrNil(m.DependsOn), utcPtr(m.SnoozedUntil),
+		m.Description, m.MinRuntimeSeconds, m.EarlySeconds, string(m.TooOften), listOrNil(m.DependsOn), utcPtr(m.SnoozedUntil),
 	}, nil
 }
 
@@ -43,6 +43,10 @@ func listOrNil(l []string) any {
 
 // ScanMonitor reads a monitor's columns, then extra ones.
 func ScanMonitor(r Row, extra ...any) (*monitors.Monitor, error) {
+	return scanMonitorWith(r, DecodeMonitorJSON, extra...)
+}
+
+func scanMonitorWith(r Row, decode func(m *monitors.Monitor, state, retry []byte) error, extra ...any) (*monitors.Monitor, error) {
 	var (
 		m            monitors.Monitor
 		retry, state []byte
@@ -52,7 +56,8 @@ func ScanMonitor(r Row, extra ...any) (*monitors.Monitor, error) {
 		&m.Schedule.TZ, &m.Schedule.EverySeconds, &m.GraceSeconds, &m.MaxRuntimeSeconds, &m.DeadlineSeconds,
 		&m.AlertOnFailure, &m.FailureThreshold, &m.RecoveryThreshold, &m.Overlap, &m.Channels, &m.Paused,
 		&m.Source, &m.Discovered, &retry, &m.PingKey, &m.CreatedAt, &m.UpdatedAt, &state, &m.NextDeadlineAt,
-		&m.Schedule.Dialect, &notifyOutput, &m.Description, &m.DependsOn, &m.SnoozedUntil}, extra...)...)
+		&m.Schedule.Dialect, &notifyOutput, &m.Description, &m.MinRuntimeSeconds, &m.EarlySeconds, &m.TooOften,
+		&m.DependsOn, &m.SnoozedUntil}, extra...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -60,11 +65,15 @@ func ScanMonitor(r Row, extra ...any) (*monitors.Monitor, error) {
 	if m.DependsOn == nil {
 		m.DependsOn = []string{}
 	}
-	return &m, DecodeMonitorJSON(&m, state, retry)
+	return &m, decode(&m, state, retry)
 }
 
 // ScanMonitorRow reads a monitor's columns.
 func ScanMonitorRow(r Row) (*monitors.Monitor, error) { return ScanMonitor(r) }
+
+// scanListedMonitor reads a monitor's columns as ScanMonitor does, its
+// state and retry policy decoded through the list cache (decodeListed).
+func scanListedMonitor(r Row) (*monitors.Monitor, error) { return scanMonitorWith(r, decodeListed) }
 
 func scanProject(r Row) (*monitors.Project, error) {
 	var pr monitors.Project
@@ -111,7 +120,8 @@ func scanChannel(r Row) (*monitors.Channel, error) {
 		c      monitors.Channel
 		config []byte
 	)
-	err := r.Scan(&c.ID, &c.ProjectID, &c.Kind, &c.Name, &config, &c.IsDefault, &c.CreatedAt, &c.UpdatedAt)
+	err := r.Scan(&c.ID, &c.ProjectID, &c.Kind, &c.Name, &config, &c.IsDefault, &c.CreatedAt, &c.UpdatedAt,
+		&c.NotifyLate, &c.GroupSeconds, &c.Report)
 	c.Config = config
 	return &c, err
 }
@@ -120,7 +130,7 @@ func scanChannel(r Row) (*monitors.Channel, error) {
 func ScanDelivery(r Row, extra ...any) (*monitors.Delivery, error) {
 	var d monitors.Delivery
 	return &d, r.Scan(append([]any{&d.ID, &d.ProjectID, &d.IncidentID, &d.MonitorID, &d.ChannelID, &d.EventID,
-		&d.Event, &d.State, &d.Attempts, &d.CreatedAt, &d.NextAttemptAt, &d.FinishedAt}, extra...)...)
+		&d.Event, &d.State, &d.Attempts, &d.CreatedAt, &d.NextAttemptAt, &d.FinishedAt, &d.ReportID}, extra...)...)
 }
 
 func scanDelivery(r Row) (*monitors.Delivery, error) { return ScanDelivery(r) }

@@ -630,7 +630,8 @@ func (s *Scripts) ChannelModify(ctx context.Context, p *monitors.ChannelModifyPa
 		if err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, s.Q.ChannelUpdate, c.ProjectID, c.ID, c.Name, config, c.IsDefault, c.UpdatedAt); err != nil {
+		if _, err := tx.Exec(ctx, s.Q.ChannelUpdate, c.ProjectID, c.ID, c.Name, config, c.IsDefault, c.UpdatedAt,
+			c.NotifyLate, c.GroupSeconds, string(c.Report)); err != nil {
 			return fmt.Errorf("modify channel %s: %w", p.ID, err)
 		}
 		return nil

@@ -43,15 +43,15 @@ const (
 		grace_seconds, max_runtime_seconds, deadline_seconds, alert_on_failure, failure_threshold,
 		recovery_threshold, overlap, channels, paused, source, discovered, retry_policy, ping_key,
 		created_at, updated_at, state, next_deadline, schedule_dialect, notify_output, description,
-		depends_on, snoozed_until`
+		min_runtime_seconds, early_seconds, too_often, depends_on, snoozed_until`
 
 	qMonitorInsert = `INSERT INTO monitors (id, project_id, name, slug, tags, schedule_kind, schedule_expr,
 		schedule_tz, every_seconds, grace_seconds, max_runtime_seconds, deadline_seconds, alert_on_failure,
 		failure_threshold, recovery_threshold, overlap, channels, paused, source, discovered, retry_policy,
 		ping_key, created_at, updated_at, status, state, last_ping_at, next_expected_at, next_deadline,
-		schedule_dialect, notify_output, description, depends_on, snoozed_until)
+		schedule_dialect, notify_output, description, min_runtime_seconds, early_seconds, too_often, depends_on, snoozed_until)
 		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20,
-		?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34)`
+		?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37)`
 	// qMonitorUpdate writes a monitor's whole row but its ID and project
 	// (MonitorModify). It takes qMonitorInsert's arguments.
 	qMonitorUpdate = `UPDATE monitors SET name = ?3, slug = ?4, tags = ?5, schedule_kind = ?6,
@@ -60,7 +60,7 @@ const (
 		recovery_threshold = ?15, overlap = ?16, channels = ?17, paused = ?18, source = ?19,
 		discovered = ?20, retry_policy = ?21, ping_key = ?22, created_at = ?23, updated_at = ?24, status = ?25, state = ?26,
 		last_ping_at = ?27, next_expected_at = ?28, next_deadline = ?29, schedule_dialect = ?30, notify_output = ?31,
-		description = ?32, depends_on = ?33, snoozed_until = ?34
+		description = ?32, min_runtime_seconds = ?33, early_seconds = ?34, too_often = ?35, depends_on = ?36, snoozed_until = ?37
 		WHERE id = ?1 AND project_id = ?2`
 	// qMonitorUpdateState writes the evaluated state of many monitors in one
 	// statement (PingRecordBatch, MonitorEvaluateDue), one row of
@@ -185,8 +185,10 @@ const (
 
 	// Monitor events have no incident: their deliveries' incident_id is
 	// NULL, read as ''.
-	deliveryCols = `id, project_id, coalesce(incident_id, ''), monitor_id, channel_id, event_id, event, state, attempts,
-		created_at, next_attempt_at, finished_at`
+	// Reports have no incident, monitor or event either: their
+	// monitor_id and event_id are NULL, read as '' and 0.
+	deliveryCols = `id, project_id, coalesce(incident_id, ''), coalesce(monitor_id, ''), channel_id, coalesce(event_id, 0),
+		event, state, attempts, created_at, next_attempt_at, finished_at, coalesce(report_id, '')`
 	// qDeliveryMonitors and qDeliveryChannels read what routing needs
 	// (see plan.Route); qDeliveryPending the channels reminders skip.
 	qDeliveryMonitors = `SELECT id, project_id, channels FROM monitors WHERE id IN (SELECT value FROM json_each(?1))`
@@ -197,16 +199,19 @@ const (
 	// qDeliveryInsert inserts a routed delivery, if its channel still
 	// exists.
 	qDeliveryInsert = `INSERT INTO deliveries (project_id, incident_id, event_id, event, monitor_id, channel_id,
-			state, attempts, created_at, next_attempt_at)
-		SELECT ?1, nullif(?2, ''), ?3, ?4, ?5, c.id, 'pending', 0, ?7, ?7 FROM channels c WHERE c.id = ?6 AND c.project_id = ?1
+			state, attempts, created_at, next_attempt_at, report_id)
+		SELECT ?1, nullif(?2, ''), nullif(?3, 0), ?4, nullif(?5, ''), c.id, 'pending', 0, ?7, ?7, nullif(?8, '')
+		FROM channels c WHERE c.id = ?6 AND c.project_id = ?1
 		RETURNING ` + deliveryCols
 	// qDeliveryGet also finds the earliest earlier delivery of the same
 	// incident to the same channel that is still pending.
-	qDeliveryGet = `SELECT d.id, d.project_id, coalesce(d.incident_id, ''), d.monitor_id, d.channel_id, d.event_id, d.event,
-			d.state, d.attempts, d.created_at, d.next_attempt_at, d.finished_at, e.at, e.summary,
+	// A report's delivery has no event: its time is its creation's.
+	qDeliveryGet = `SELECT d.id, d.project_id, coalesce(d.incident_id, ''), coalesce(d.monitor_id, ''), d.channel_id,
+			coalesce(d.event_id, 0), d.event, d.state, d.attempts, d.created_at, d.next_attempt_at, d.finished_at,
+			coalesce(d.report_id, ''), coalesce(e.at, d.created_at), coalesce(e.summary, ''),
 			coalesce(w.id, 0), w.next_attempt_at
 		FROM deliveries d
-		JOIN incident_events e ON e.id = d.event_id
+		LEFT JOIN incident_events e ON e.id = d.event_id
 		LEFT JOIN deliveries w ON w.id = (SELECT p.id FROM deliveries p
 			WHERE p.incident_id = d.incident_id AND p.channel_id = d.channel_id AND p.event_id < d.event_id
 				AND p.state = 'pending'
@@ -224,7 +229,7 @@ const (
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		RETURNING ` + attemptCols
 	qDeliveryList = `SELECT d.id, d.project_id, coalesce(d.incident_id, ''), d.monitor_id, d.channel_id, d.event_id, d.event,
-			d.state, d.attempts, d.created_at, d.next_attempt_at, d.finished_at, e.at, e.summary, 0, NULL
+			d.state, d.attempts, d.created_at, d.next_attempt_at, d.finished_at, '', e.at, e.summary, 0, NULL
 		FROM deliveries d JOIN incident_events e ON e.id = d.event_id
 		WHERE d.project_id = ?1 AND d.incident_id IN (SELECT value FROM json_each(?2))
 		ORDER BY d.incident_id, d.event_id, d.channel_id`
@@ -261,12 +266,13 @@ const (
 	qOutagePostponed = `UPDATE outages SET monitors_postponed = monitors_postponed + ?2 WHERE started_at = ?1`
 	qOutageList      = `SELECT ` + outageCols + ` FROM outages WHERE (?1 = 0 OR id < ?1) ORDER BY id DESC LIMIT coalesce(?2, -1)`
 
-	channelCols    = `id, project_id, kind, name, config, is_default, created_at, updated_at`
-	qChannelCreate = `INSERT INTO channels (` + channelCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+	channelCols    = `id, project_id, kind, name, config, is_default, created_at, updated_at, notify_late, group_seconds, report`
+	qChannelCreate = `INSERT INTO channels (` + channelCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	qChannelGet    = `SELECT ` + channelCols + ` FROM channels WHERE project_id = ? AND id = ?`
 	qChannelList   = `SELECT ` + channelCols + ` FROM channels WHERE project_id = ?1 ORDER BY name, id
 		LIMIT coalesce(?2, -1) OFFSET ?3`
-	qChannelUpdate = `UPDATE channels SET name = ?3, config = ?4, is_default = ?5, updated_at = ?6
+	qChannelUpdate = `UPDATE channels SET name = ?3, config = ?4, is_default = ?5, updated_at = ?6,
+			notify_late = ?7, group_seconds = ?8, report = ?9
 		WHERE project_id = ?1 AND id = ?2`
 	qChannelUsers = `SELECT slug FROM monitors WHERE project_id = ?1
 		AND EXISTS (SELECT 1 FROM json_each(channels) WHERE value = ?2) ORDER BY slug`
@@ -317,6 +323,14 @@ const (
 			(SELECT r2.seq FROM runs r2 WHERE r2.monitor_id = m.id ORDER BY r2.seq DESC LIMIT 1 OFFSET ?3), -1)
 		WHERE m.project_id = ?1 AND m.id IN (SELECT value FROM json_each(?2))
 		ORDER BY r.monitor_id, r.seq DESC`
+	// qRunBriefList reads the same runs as qRunListRecent, only their
+	// outcome and duration, as one text per monitor.
+	qRunBriefList = `SELECT id, runs FROM (
+			SELECT m.id, (SELECT group_concat(r.outcome || ':' || coalesce(r.duration_ms, ''), ',' ORDER BY r.seq DESC)
+				FROM (SELECT seq, outcome, duration_ms FROM runs WHERE runs.monitor_id = m.id ORDER BY seq DESC LIMIT ?3) r) AS runs
+			FROM monitors m
+			WHERE m.project_id = ?1 AND m.id IN (SELECT value FROM json_each(?2)))
+		WHERE runs IS NOT NULL`
 )
 
 // statements are the hot path's statements, prepared once on the writer.
@@ -454,7 +468,7 @@ var queries = plan.Queries{
 	MonitorPersonFields: qMonitorPersonFields, PersonFieldsGet: qMonitorPersonFieldsGet,
 	PersonFieldsSet: qMonitorPersonFieldsSet, SourceMonitors: qMonitorSyncLock,
 
-	PingList: qPingList, RunList: qRunList, RunListRecent: qRunListRecent, PingPruneCutoffs: qPingPruneCutoffs,
+	PingList: qPingList, RunList: qRunList, RunListRecent: qRunListRecent, RunBriefList: qRunBriefList, PingPruneCutoffs: qPingPruneCutoffs,
 	PingPrune: qPingPrune, RunPrune: qRunPrune, PingCountByMonitor: qPingCountByMonitor,
 
 	IncidentGet: qIncidentGet, IncidentList: qIncidentList, IncidentExists: qIncidentExists,
@@ -464,6 +478,14 @@ var queries = plan.Queries{
 	OutageInsert: qOutageInsert, OutageExtend: qOutageExtend, OutageSettle: qOutageSettle,
 	OutagePostponed: qOutagePostponed, OutageList: qOutageList,
 
+	ReportQueries: plan.ReportQueries{
+		ReportChannels: `SELECT c.id, c.project_id, c.report,
+				(SELECT max(r.period_start) FROM reports r WHERE r.channel_id = c.id AND r.period = c.report)
+			FROM channels c WHERE c.report <> '' ORDER BY c.id`,
+		ReportInsert: `INSERT INTO reports (id, project_id, channel_id, period, period_start, period_end, created_at, body)
+			VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)`,
+		ReportGet: `SELECT body FROM reports WHERE project_id = ?1 AND id = ?2`,
+	},
 	ChannelCreate: qChannelCreate, ChannelGet: qChannelGet, ChannelLock: qChannelGet, ChannelList: qChannelList,
 	ChannelUpdate: qChannelUpdate, ChannelUsers: qChannelUsers, ChannelDelete: qChannelDelete,
 
@@ -480,6 +502,7 @@ var queries = plan.Queries{
 	SecretQueries:      secretQueries,
 	UptimeQueries:      uptimeQueries,
 	MaintenanceQueries: maintenanceQueries,
+	StatusPageQueries:  statusPageQueries,
 	DependencyQueries:  dependencyQueries,
 }
 
@@ -504,4 +527,20 @@ var maintenanceQueries = plan.MaintenanceQueries{
 	MaintenanceList:   `SELECT doc FROM maintenance_windows WHERE project_id = ?1 ORDER BY id`,
 	MaintenanceUpdate: `UPDATE maintenance_windows SET doc = ?3 WHERE project_id = ?1 AND id = ?2`,
 	MaintenanceDelete: `DELETE FROM maintenance_windows WHERE project_id = ?1 AND id = ?2`,
+}
+
+// statusPageQueries are the statements of status pages and incident notes,
+// each kept whole as a JSON document.
+var statusPageQueries = plan.StatusPageQueries{
+	StatusPageInsert:    `INSERT INTO status_pages (id, project_id, slug, doc) VALUES (?1, ?2, ?3, ?4)`,
+	StatusPageGet:       `SELECT doc FROM status_pages WHERE project_id = ?1 AND id = ?2`,
+	StatusPageLock:      `SELECT doc FROM status_pages WHERE project_id = ?1 AND id = ?2`,
+	StatusPageGetBySlug: `SELECT doc FROM status_pages WHERE slug = ?1`,
+	StatusPageList:      `SELECT doc FROM status_pages WHERE project_id = ?1 ORDER BY slug`,
+	StatusPageUpdate:    `UPDATE status_pages SET slug = ?3, doc = ?4 WHERE project_id = ?1 AND id = ?2`,
+	StatusPageDelete:    `DELETE FROM status_pages WHERE project_id = ?1 AND id = ?2`,
+	NoteInsert:          `INSERT INTO incident_notes (id, project_id, incident_id, doc) VALUES (?1, ?2, ?3, ?4)`,
+	NoteCount:           `SELECT count(*) FROM incident_notes WHERE incident_id = ?1`,
+	NoteList:            `SELECT doc FROM incident_notes WHERE project_id = ?1 AND incident_id IN (SELECT value FROM json_each(?2))`,
+	NoteDelete:          `DELETE FROM incident_notes WHERE project_id = ?1 AND id = ?2`,
 }

@@ -145,7 +145,8 @@ func (t txn) DeliveryInsert(ctx context.Context, ds []*monitors.Delivery) ([]*mo
 	var out []*monitors.Delivery
 	for _, w := range ds {
 		got, err := plan.All(ctx, t, func(r plan.Row) (*monitors.Delivery, error) { return plan.ScanDelivery(r) },
-			qDeliveryInsert, w.ProjectID, w.IncidentID, w.EventID, string(w.Event), w.MonitorID, w.ChannelID, w.EventAt)
+			qDeliveryInsert, w.ProjectID, w.IncidentID, w.EventID, string(w.Event), w.MonitorID, w.ChannelID, w.EventAt,
+			w.ReportID)
 		if err != nil {
 			return nil, err
 		}

@@ -60,6 +60,8 @@ func testChannelCRUD(t *testing.T, b *bundle) {
 	require.Equal(t, "webhook", c.Kind)
 	require.Equal(t, "ops hook", c.Name)
 	require.True(t, c.IsDefault)
+	require.False(t, c.NotifyLate)
+	require.Zero(t, c.GroupSeconds, "the store takes no group seconds as 0")
 	require.Equal(t, T0, c.CreatedAt)
 	require.Equal(t, T0, c.UpdatedAt)
 	require.JSONEq(t, `{"url": "https://example.com/hook", "secret": "s3cret"}`, string(c.Config), "secrets are stored")
@@ -74,6 +76,14 @@ func testChannelCRUD(t *testing.T, b *bundle) {
 	_, err = s.ChannelCreate(ctx, &monitors.ChannelCreateParams{ID: "ch_3", ProjectID: "prj_missing", Kind: "email",
 		Name: "x", Config: json.RawMessage(`{}`), Now: T0})
 	require.ErrorIs(t, err, monitors.ErrNotFound, "unknown project")
+	group := 30
+	lateSlack, err := s.ChannelCreate(ctx, &monitors.ChannelCreateParams{ID: RandomID("ch_"), ProjectID: b.prj.ID, Kind: "slack",
+		Name: "z late", Config: json.RawMessage(`{"webhook_url":"https://hooks.slack.com/services/T/B/x"}`), NotifyLate: true,
+		GroupSeconds: &group, Now: T0})
+	require.NoError(t, err)
+	require.True(t, lateSlack.NotifyLate)
+	require.Equal(t, 30, lateSlack.GroupSeconds)
+	require.NoError(t, s.ChannelDelete(ctx, b.prj.ID, lateSlack.ID))
 
 	a := mustChannel(t, b, b.prj.ID, "a first", false)
 	list, err := s.ChannelList(ctx, &monitors.ChannelListParams{ProjectID: b.prj.ID})
@@ -86,12 +96,15 @@ func testChannelCRUD(t *testing.T, b *bundle) {
 	later := T0.Add(time.Hour)
 	mod, err := s.ChannelModify(ctx, &monitors.ChannelModifyParams{ProjectID: b.prj.ID, ID: "ch_1", Fn: func(ch *monitors.Channel) error {
 		ch.Name, ch.IsDefault, ch.UpdatedAt = "renamed", false, later
+		ch.NotifyLate, ch.GroupSeconds = true, 45
 		ch.Config = json.RawMessage(`{"url":"https://example.com/other","secret":"s3cret"}`)
 		return nil
 	}})
 	require.NoError(t, err)
 	require.Equal(t, "renamed", mod.Name)
 	require.False(t, mod.IsDefault)
+	require.True(t, mod.NotifyLate)
+	require.Equal(t, 45, mod.GroupSeconds)
 	require.Equal(t, later, mod.UpdatedAt)
 	require.Equal(t, T0, mod.CreatedAt)
 	require.JSONEq(t, `{"url":"https://example.com/other","secret":"s3cret"}`, string(mod.Config))

@@ -92,6 +92,8 @@ func Run(t *testing.T, newStore func(t *testing.T) monitors.Store, caps Caps) {
 	runWeb(t, newStore)
 	runLifecycle(t, newStore, caps)
 	runUptime(t, newStore)
+	runReports(t, newStore)
+	runStatusPages(t, newStore)
 	t.Run("PingRecordBatch/Durable", func(t *testing.T) {
 		t.Parallel()
 		if caps.Reopen == nil {
@@ -273,11 +275,13 @@ func testMonitorRoundTrip(t *testing.T, b *bundle) {
 		m.Source, m.Discovered = "billing-service", true
 		m.RetryPolicy = &monitors.RetryPolicy{Name: "hangfire", MaxRetries: 10, MaxDelaysSeconds: []int64{30, 60}}
 		m.HideOutput = true
+		m.MinRuntimeSeconds, m.EarlySeconds, m.TooOften = 120, 300, monitors.TooOftenAlert
 		m.UpdatedAt = T0.Add(time.Minute)
 		m.State = monitors.State{
 			Status: monitors.StatusRunning, LastPingAt: T0, LastPingKind: monitors.PingStart, LastSuccessAt: T0.Add(-time.Hour),
 			Expected: expected, DeadlineOcc: expected,
-			Runs:   []monitors.OpenRun{{Seq: 7, RID: "r-7", StartedAt: T0, Attempt: 2}},
+			Runs:   []monitors.OpenRun{{Seq: 7, RID: "r-7", StartedAt: T0, Attempt: 2, Retry: true}},
+			Ran:    []monitors.RanOcc{{At: T0.Add(-24 * time.Hour), Runs: 2}},
 			RunSeq: 7, Failures: 1,
 			Open: map[monitors.IncidentKind]time.Time{monitors.IncidentOverlap: T0},
 		}

@@ -34,6 +34,7 @@ var webTests = []struct {
 	{"Session/Lifecycle", testSessionLifecycle},
 	{"Session/DeleteExpired", testSessionDeleteExpired},
 	{"RunListRecent", testRunListRecent},
+	{"RunBriefList", testRunBriefList},
 }
 
 func (b *bundle) user(t *testing.T, email string, projectIDs ...string) *monitors.User {
@@ -268,6 +269,52 @@ func testRunListRecent(t *testing.T, b *bundle) {
 	require.Len(t, got[busy.ID], 5)
 
 	got, err = b.s.RunListRecent(b.ctx, &monitors.RunListRecentParams{ProjectID: b.prj.ID, PerMonitor: 10})
+	require.NoError(t, err)
+	require.Empty(t, got)
+}
+
+func testRunBriefList(t *testing.T, b *bundle) {
+	busy := b.monitor(t, "busy", nil)
+	quiet := b.monitor(t, "quiet", nil)
+	idle := b.monitor(t, "idle", nil)
+	other := MustMonitor(t, b.s, MustProject(t, b.s).ID, "theirs", nil)
+
+	at := T0
+	for i := range 5 {
+		at = at.Add(time.Minute)
+		kind := monitors.PingSuccess
+		if i == 3 {
+			kind = monitors.PingFail
+		}
+		MustRecord(t, b.s, Ping(busy, monitors.PingStart, at), Ping(busy, kind, at.Add(time.Duration(i+1)*time.Second)),
+			Ping(other, monitors.PingSuccess, at))
+	}
+	// An open run: no outcome, no duration yet.
+	MustRecord(t, b.s, Ping(busy, monitors.PingStart, at.Add(time.Minute)))
+	MustRecord(t, b.s, Ping(quiet, monitors.PingSuccess, at))
+
+	ids := []string{busy.ID, quiet.ID, idle.ID, other.ID}
+	got, err := b.s.RunBriefList(b.ctx, &monitors.RunListRecentParams{ProjectID: b.prj.ID, MonitorIDs: ids, PerMonitor: 4})
+	require.NoError(t, err)
+	require.Len(t, got, 2, "monitors without runs, and other projects' monitors, have no entry")
+	ms := func(v int64) *int64 { return &v }
+	require.Equal(t, []monitors.RunBrief{
+		{Outcome: ""},
+		{Outcome: monitors.RunSucceeded, DurationMS: ms(5000)},
+		{Outcome: monitors.RunFailed, DurationMS: ms(4000)},
+		{Outcome: monitors.RunSucceeded, DurationMS: ms(3000)},
+	}, got[busy.ID], "newest first, the open run without outcome or duration")
+
+	full, err := b.s.RunListRecent(b.ctx, &monitors.RunListRecentParams{ProjectID: b.prj.ID, MonitorIDs: ids, PerMonitor: 4})
+	require.NoError(t, err)
+	for id, runs := range full {
+		require.Len(t, got[id], len(runs), "the same runs as RunListRecent")
+		for i, r := range runs {
+			require.Equal(t, monitors.RunBrief{Outcome: r.Outcome, DurationMS: r.DurationMS}, got[id][i])
+		}
+	}
+
+	got, err = b.s.RunBriefList(b.ctx, &monitors.RunListRecentParams{ProjectID: b.prj.ID, PerMonitor: 10})
 	require.NoError(t, err)
 	require.Empty(t, got)
 }

@@ -254,7 +254,7 @@ func (e *Notifier) message(n *notifiers.Notification) (*gomail.Msg, error) {
 	msg.SetMessageIDWithValue(messageID(n, domain))
 	// An incident's later messages reply to its first; a monitor event
 	// stands alone.
-	if n.Event != notifiers.EventOpened && n.Event != notifiers.EventTest && !n.Event.IsMonitorEvent() {
+	if n.Event != notifiers.EventOpened && n.Event != notifiers.EventTest && !n.Event.IsMonitorEvent() && !n.Event.IsReport() {
 		first := "<" + threadID(n, domain) + ">"
 		msg.SetGenHeader(gomail.HeaderInReplyTo, first)
 		msg.SetGenHeader(gomail.HeaderReferences, first)
@@ -286,6 +286,9 @@ func messageID(n *notifiers.Notification, domain string) string {
 		return threadID(n, domain)
 	case notifiers.EventResolved:
 		return "vigil." + idPart(n.DedupKey()) + ".resolved@" + domain
+	case notifiers.EventReportWeekly, notifiers.EventReportMonthly:
+		// The same on every attempt at the report.
+		return "vigil." + idPart(n.DedupKey()) + "@" + domain
 	}
 	return fmt.Sprintf("vigil.%s.%s.%d@%s", idPart(n.DedupKey()), strings.TrimPrefix(string(n.Event), "incident."),
 		n.SentAt.UnixNano(), domain)

@@ -33,3 +33,15 @@ func TestGoldenMonitorEvents(t *testing.T) {
 		notifiertest.Golden(t, name+".html", []byte(html))
 	}
 }
+
+// TestGoldenReports renders report.weekly and report.monthly in plain
+// text and HTML; go test -update rewrites testdata.
+func TestGoldenReports(t *testing.T) {
+	t.Parallel()
+	for name, n := range notifiertest.ReportSamples() {
+		text, html, err := email.Render(n)
+		require.NoError(t, err)
+		notifiertest.Golden(t, name+".txt", []byte(text))
+		notifiertest.Golden(t, name+".html", []byte(html))
+	}
+}

@@ -25,6 +25,9 @@ type view struct {
 	Output    string
 	OutputCut bool
 	Color     string
+	// Span and Sections are a report's exact period and its lists.
+	Span     string
+	Sections []notifiers.ReportSection
 }
 
 // Bounds of the output an e-mail shows.
@@ -42,6 +45,9 @@ func newView(n *notifiers.Notification) view {
 		RunLink:    n.RunURL(),
 		SnoozeLink: n.SnoozeURL,
 		Color:      "#D92D20",
+	}
+	if n.Event.IsReport() && n.Report != nil {
+		v.Facts, v.Span, v.Sections = nil, n.Report.Span(), n.ReportSections()
 	}
 	if n.Event != notifiers.EventResolved {
 		v.Details = n.Incident.Details
@@ -67,7 +73,16 @@ var textTemplate = texttemplate.Must(texttemplate.New("text").Funcs(texttemplate
 
 {{.Details}}
 {{- end}}
-{{if .Facts}}
+{{- if .Span}}
+Period: {{.Span}}
+{{- end}}
+{{range .Sections}}
+{{.Title}}:
+{{range .Lines}}  - {{if .Label}}{{.Label}}: {{end}}{{.Text}}{{if .URL}}
+    {{.URL}}{{end}}
+{{end}}{{if .More}}  and {{.More}} more
+{{end}}{{end}}
+{{- if .Facts}}
 {{range .Facts}}{{.Label}}: {{.Value}}
 {{end}}{{end}}
 {{- if .Output}}
@@ -100,6 +115,20 @@ var htmlTemplate = htmltemplate.Must(htmltemplate.New("html").Parse(`<!DOCTYPE h
 <p style="margin:0 0 12px;font-size:15px">{{.Summary}}</p>
 {{- if .Details}}
 <p style="margin:0 0 12px;font-size:14px;color:#475467;white-space:pre-wrap">{{.Details}}</p>
+{{- end}}
+{{- if .Span}}
+<p style="margin:0 0 12px;font-size:13px;color:#475467">Period: {{.Span}}</p>
+{{- end}}
+{{- range .Sections}}
+<h2 style="margin:16px 0 6px;font-size:16px">{{.Title}}</h2>
+<ul style="margin:0;padding-left:20px;font-size:14px">
+{{- range .Lines}}
+<li style="margin:2px 0">{{if .Label}}{{if .URL}}<a href="{{.URL}}" style="color:#101828">{{.Label}}</a>{{else}}{{.Label}}{{end}}: {{end}}{{.Text}}</li>
+{{- end}}
+{{- if .More}}
+<li style="margin:2px 0;color:#475467">and {{.More}} more</li>
+{{- end}}
+</ul>
 {{- end}}
 {{- if .Facts}}
 <table role="presentation" cellpadding="0" cellspacing="0" style="margin:12px 0;font-size:14px">

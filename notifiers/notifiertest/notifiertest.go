@@ -154,6 +154,30 @@ func Stuck() *notifiers.Notification {
 	return n
 }
 
+// TooFast is the 02:00 backup that succeeded after 2 s, under a min
+// runtime of 1 min.
+func TooFast() *notifiers.Notification {
+	n := berlin(Opened())
+	started := time.Date(2026, 3, 14, 1, 0, 0, 0, time.UTC)
+	finished := started.Add(2 * time.Second)
+	ms := int64(2000)
+	n.Monitor.Name, n.Monitor.Slug = "nightly-backup", "nightly-backup"
+	n.Incident.Kind = notifiers.IncidentTooFast
+	n.Incident.Summary = `nightly-backup: run "run-43" succeeded at 2026-03-14 02:00:02 Europe/Berlin after only 2s, less than its min runtime of 1m`
+	n.Incident.Details = ""
+	n.Incident.OpenedAt = finished
+	last := finished
+	n.Monitor.LastPingAt = &last
+	next := time.Date(2026, 3, 15, 1, 0, 0, 0, time.UTC)
+	n.Monitor.NextExpectedAt = &next
+	n.SentAt = finished.Add(time.Second)
+	n.Run = &notifiers.Run{Seq: 43, RID: "run-43", StartedAt: &started, FinishedAt: &finished, Outcome: "success",
+		DurationMS: &ms, Attempt: 1, URL: "https://vigil.example.com/monitors/mon_7f3a#run-43"}
+	n.Ping = &notifiers.Ping{ID: 9002, Kind: "success", At: finished, RID: "run-43", Attempt: 1, DurationMS: &ms}
+	n.DeliveryID = "inc_01HZX3M4W6.20"
+	return n
+}
+
 // berlin gives n's monitor the schedule in words and the zone, as
 // delivery does.
 func berlin(n *notifiers.Notification) *notifiers.Notification {
@@ -161,9 +185,10 @@ func berlin(n *notifiers.Notification) *notifiers.Notification {
 	return n
 }
 
-// Samples returns the three samples by name, for golden tests.
+// Samples returns the samples by name, for golden tests: the three
+// above and a run that succeeded too fast.
 func Samples() map[string]*notifiers.Notification {
-	return map[string]*notifiers.Notification{"failure": Failure(), "missed": Missed(), "stuck": Stuck()}
+	return map[string]*notifiers.Notification{"failure": Failure(), "missed": Missed(), "stuck": Stuck(), "too_fast": TooFast()}
 }
 
 // Undeclared is the monitor.undeclared notice of nightly-import, which
@@ -200,6 +225,76 @@ func Redeclared() *notifiers.Notification {
 // carry them (all but PagerDuty and Opsgenie, which page).
 func MonitorEventSamples() map[string]*notifiers.Notification {
 	return map[string]*notifiers.Notification{"undeclared": Undeclared(), "redeclared": Redeclared()}
+}
+
+// WeeklyReport is the report.weekly of project "Billing & Ops" for the
+// week of 23-29 Nov 2026: two monitors with incidents (one of them with a
+// name to escape), the slowest and most retried jobs, and one of twelve
+// monitors that never pinged (the list shows one, the total says 12).
+func WeeklyReport() *notifiers.Notification {
+	start := time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)
+	end := start.AddDate(0, 0, 7)
+	url := func(id string) string { return "https://vigil.example.com/monitors/" + id }
+	nightly := notifiers.ReportMonitor{ID: "mon_7f3a", Name: "nightly-import", Slug: "nightly-import", URL: url("mon_7f3a"),
+		CreatedAt: time.Date(2026, 1, 5, 10, 0, 0, 0, time.UTC), Occurrences: 7, OnTime: 5,
+		Incidents: []notifiers.ReportIncidents{{Kind: notifiers.IncidentMissed, Count: 1, Duration: 23*time.Hour + 55*time.Minute},
+			{Kind: notifiers.IncidentFailed, Count: 1, Duration: 24*time.Hour + 55*time.Second}},
+		Runs: 5, RunP50: 30 * time.Second, RunP95: time.Minute, Retries: 1}
+	odd := notifiers.ReportMonitor{ID: "mon_b2", Name: "<b>reports</b> & exports", Slug: "reports-exports", URL: url("mon_b2"),
+		CreatedAt: time.Date(2026, 2, 1, 9, 0, 0, 0, time.UTC), Occurrences: 2, OnTime: 1,
+		Incidents: []notifiers.ReportIncidents{{Kind: notifiers.IncidentFailed, Count: 1, Duration: 3*time.Hour + 59*time.Minute + 30*time.Second}},
+		Runs:      1, RunP50: 2 * time.Minute, RunP95: 2 * time.Minute}
+	fast := notifiers.ReportMonitor{ID: "mon_c3", Name: "cache-warm", Slug: "cache-warm", URL: url("mon_c3"),
+		CreatedAt: time.Date(2026, 2, 1, 9, 0, 0, 0, time.UTC), Occurrences: 168, OnTime: 168, Incidents: []notifiers.ReportIncidents{},
+		Runs: 168, RunP50: 420 * time.Millisecond, RunP95: 850 * time.Millisecond, Retries: 3}
+	quiet := notifiers.ReportMonitor{ID: "mon_d4", Name: "", Slug: "quarterly-close", URL: url("mon_d4"),
+		CreatedAt: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC), Incidents: []notifiers.ReportIncidents{}}
+	return &notifiers.Notification{
+		Event:      notifiers.EventReportWeekly,
+		SentAt:     end.Add(40 * time.Second),
+		EventAt:    end.Add(30 * time.Second),
+		BaseURL:    "https://vigil.example.com",
+		DeliveryID: "report-ch_1.weekly.2026-11-23.31",
+		Report: &notifiers.Report{ID: "ch_1.weekly.2026-11-23", Period: "weekly", Start: start, End: end, Zone: "UTC",
+			ProjectName: "Billing & Ops", URL: "https://vigil.example.com/", Monitors: 15, Occurrences: 177, OnTime: 174,
+			Incidents: []notifiers.ReportIncidents{{Kind: notifiers.IncidentMissed, Count: 1, Duration: 23*time.Hour + 55*time.Minute},
+				{Kind: notifiers.IncidentFailed, Count: 2, Duration: 28*time.Hour + 25*time.Second}},
+			WithIncidents: []notifiers.ReportMonitor{nightly, odd}, WithIncidentsTotal: 2,
+			Slowest:     []notifiers.ReportMonitor{odd, nightly, fast},
+			MostRetried: []notifiers.ReportMonitor{fast, nightly},
+			NeverPinged: []notifiers.ReportMonitor{quiet}, NeverPingedTotal: 12},
+	}
+}
+
+// MonthlyReport is the report.monthly of a quiet month: no incidents, no
+// runs with durations, nothing retried, every monitor pinged.
+func MonthlyReport() *notifiers.Notification {
+	start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	end := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	return &notifiers.Notification{
+		Event:      notifiers.EventReportMonthly,
+		SentAt:     end.Add(40 * time.Second),
+		EventAt:    end.Add(30 * time.Second),
+		BaseURL:    "https://vigil.example.com",
+		DeliveryID: "report-ch_2.monthly.2026-11-01.32",
+		Report: &notifiers.Report{ID: "ch_2.monthly.2026-11-01", Period: "monthly", Start: start, End: end, Zone: "UTC",
+			ProjectName: "Quiet", URL: "https://vigil.example.com/", Monitors: 1, Occurrences: 30, OnTime: 30,
+			Incidents: []notifiers.ReportIncidents{}, WithIncidents: []notifiers.ReportMonitor{},
+			Slowest: []notifiers.ReportMonitor{}, MostRetried: []notifiers.ReportMonitor{}, NeverPinged: []notifiers.ReportMonitor{}},
+	}
+}
+
+// ReportSamples returns the two reports by name ("report-weekly",
+// "report-monthly"), for the golden tests of the kinds that carry them
+// (email, Slack, webhook).
+func ReportSamples() map[string]*notifiers.Notification {
+	return map[string]*notifiers.Notification{"report-weekly": WeeklyReport(), "report-monthly": MonthlyReport()}
+}
+
+// GoldenReports is [GoldenSamples] for [ReportSamples].
+func GoldenReports(t *testing.T, send func(t *testing.T, url string, n *notifiers.Notification) error) {
+	t.Helper()
+	goldenRequests(t, ReportSamples(), send)
 }
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")

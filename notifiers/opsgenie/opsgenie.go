@@ -174,6 +174,9 @@ func (o *Notifier) Notify(ctx context.Context, n *notifiers.Notification) error 
 	if n.Event.IsMonitorEvent() {
 		return notifiers.Permanent(fmt.Errorf("%s is not sent to Opsgenie, which pages: it is news about a monitor, not an alert", n.Event))
 	}
+	if n.Event.IsReport() {
+		return notifiers.Permanent(fmt.Errorf("%s is not sent to Opsgenie, which pages: a report is a summary, not an alert", n.Event))
+	}
 	ctx, cancel := notifiers.AttemptContext(ctx, o.opts.Timeout)
 	defer cancel()
 

@@ -2,6 +2,7 @@ package pagerduty_test
 
 import (
 	"context"
+	"maps"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -21,11 +22,14 @@ func TestGolden(t *testing.T) {
 }
 
 // TestMonitorEventsDoNotPage: PagerDuty pages, so monitor.undeclared and
-// monitor.redeclared, news rather than alerts, are refused for good and
+// monitor.redeclared, news rather than alerts, and reports (report.weekly,
+// report.monthly), summaries, are refused for good and
 // nothing is sent (delivery never routes them here).
 func TestMonitorEventsDoNotPage(t *testing.T) {
 	t.Parallel()
-	for name, n := range notifiertest.MonitorEventSamples() {
+	samples := notifiertest.MonitorEventSamples()
+	maps.Copy(samples, notifiertest.ReportSamples()) // reports too
+	for name, n := range samples {
 		t.Run(name, func(t *testing.T) {
 			recv := notifiertest.NewReceiver(t, nil)
 			err := newNotifier(t, recv.URL, pagerduty.Config{RoutingKey: routingKey}).Notify(context.Background(), n)

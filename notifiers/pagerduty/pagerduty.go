@@ -176,6 +176,9 @@ func (p *Notifier) Notify(ctx context.Context, n *notifiers.Notification) error 
 	if n.Event.IsMonitorEvent() {
 		return notifiers.Permanent(fmt.Errorf("%s is not sent to PagerDuty, which pages: it is news about a monitor, not an alert", n.Event))
 	}
+	if n.Event.IsReport() {
+		return notifiers.Permanent(fmt.Errorf("%s is not sent to PagerDuty, which pages: a report is a summary, not an alert", n.Event))
+	}
 	ctx, cancel := notifiers.AttemptContext(ctx, p.opts.Timeout)
 	defer cancel()
 	event := p.NewEvent(n)

@@ -25,3 +25,12 @@ func TestGoldenMonitorEvents(t *testing.T) {
 		return newWebhook(t, url).Notify(context.Background(), n)
 	})
 }
+
+// TestGoldenReports renders report.weekly and report.monthly as they are
+// sent; go test -update rewrites testdata.
+func TestGoldenReports(t *testing.T) {
+	t.Parallel()
+	notifiertest.GoldenReports(t, func(t *testing.T, url string, n *notifiers.Notification) error {
+		return newWebhook(t, url).Notify(context.Background(), n)
+	})
+}

@@ -175,6 +175,9 @@ func color(n *notifiers.Notification) string {
 // attachment builds the coloured attachment that holds the Block Kit
 // blocks. Slack keeps colour only on attachments, so the blocks live there.
 func attachment(n *notifiers.Notification) slackapi.Attachment {
+	if n.Event.IsReport() {
+		return reportAttachment(n)
+	}
 	blocks := []slackapi.Block{
 		slackapi.NewHeaderBlock(slackapi.NewTextBlockObject(slackapi.PlainTextType, notifiers.Truncate(n.Headline(), 150), true, false)),
 		slackapi.NewSectionBlock(slackapi.NewTextBlockObject(slackapi.MarkdownType, notifiers.Truncate(escape(n.Summary()), 3000), false, false), nil, nil),
@@ -247,4 +250,43 @@ func escapeCode(s string) string {
 // characters there (https://api.slack.com/reference/surfaces/formatting).
 func escape(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+}
+
+// reportAttachment is the attachment of a report: its period, its numbers,
+// one section per list (each line a monitor, linked to its page) and a
+// button to the dashboard.
+func reportAttachment(n *notifiers.Notification) slackapi.Attachment {
+	blocks := []slackapi.Block{
+		slackapi.NewHeaderBlock(slackapi.NewTextBlockObject(slackapi.PlainTextType, notifiers.Truncate(n.Headline(), 150), true, false)),
+		slackapi.NewSectionBlock(slackapi.NewTextBlockObject(slackapi.MarkdownType,
+			notifiers.Truncate(escape(n.Summary())+"\n_"+escape(n.Report.Span())+"_", 3000), false, false), nil, nil),
+	}
+	for _, sec := range n.ReportSections() {
+		var b strings.Builder
+		b.WriteString("*" + escape(sec.Title) + "*")
+		for _, l := range sec.Lines {
+			b.WriteString("\n• ")
+			switch {
+			case l.Label != "" && l.URL != "":
+				b.WriteString("<" + l.URL + "|" + escape(l.Label) + ">: ")
+			case l.Label != "":
+				b.WriteString(escape(l.Label) + ": ")
+			}
+			b.WriteString(escape(l.Text))
+		}
+		if sec.More > 0 {
+			fmt.Fprintf(&b, "\n_and %d more_", sec.More)
+		}
+		blocks = append(blocks, slackapi.NewSectionBlock(slackapi.NewTextBlockObject(slackapi.MarkdownType,
+			notifiers.Truncate(b.String(), 3000), false, false), nil, nil))
+	}
+	if link := n.Link(); link != "" {
+		blocks = append(blocks, slackapi.NewActionBlock("vigil_actions", slackapi.NewButtonBlockElement("open_dashboard", n.Report.ID,
+			slackapi.NewTextBlockObject(slackapi.PlainTextType, "Open Vigil", false, false)).WithURL(link)))
+	}
+	return slackapi.Attachment{
+		Color:    colorNotice,
+		Fallback: n.Headline(),
+		Blocks:   slackapi.Blocks{BlockSet: blocks},
+	}
 }

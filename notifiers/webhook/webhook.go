@@ -198,6 +198,13 @@ func (w *Notifier) secrets() []string {
 // Body renders the request body for n: the channel's template, or the
 // default JSON payload.
 func (w *Notifier) Body(n *notifiers.Notification) ([]byte, error) {
+	if w.tmpl == nil && n.Event.IsReport() {
+		body, err := json.Marshal(NewReportPayload(n))
+		if err != nil {
+			return nil, fmt.Errorf("encode payload: %w", err)
+		}
+		return body, nil
+	}
 	if w.tmpl == nil {
 		body, err := json.Marshal(NewPayload(n))
 		if err != nil {

@@ -66,6 +66,18 @@
     if (ev.target.matches("select[data-autosubmit]")) ev.target.form.submit();
   });
 
+  // A live part that carries the ETag of what it shows (data-etag) sends
+  // it with its own refresh; the server answers 304 when nothing changed,
+  // and then the part stays as it is, not drawn again.
+  document.addEventListener("htmx:configRequest", function (ev) {
+    var elt = ev.detail.elt;
+    var tag = elt && elt.getAttribute && elt.getAttribute("data-etag");
+    if (tag) ev.detail.headers["If-None-Match"] = tag;
+  });
+  document.addEventListener("htmx:beforeSwap", function (ev) {
+    if (ev.detail.xhr && ev.detail.xhr.status === 304) ev.detail.shouldSwap = false;
+  });
+
   // A live region does not refresh while something in it is open (a
   // ping's body) or focused, so what a person reads does not move.
   document.addEventListener("htmx:beforeRequest", function (ev) {
