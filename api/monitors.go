@@ -272,6 +272,10 @@ func (h *Handler) renderMonitors(c echo.Context, rq *request, ms []*monitors.Mon
 	now := h.now()
 	for _, m := range ms {
 		j := h.monitorJSON(m, pf[m.ID], prj, badgeKey, now)
+		if m.State.IsFlapping() {
+			f := m.State.Flapping.UTC()
+			j.FlappingSince = &f
+		}
 		if until := monitors.InMaintenanceUntil(windows, m, now); until != nil {
 			u := until.UTC()
 			j.InMaintenance, j.InMaintenanceUntil = true, &u

@@ -86,12 +86,13 @@ type Monitor struct {
 	PersonFields       []string       `json:"person_fields" doc:"fields a person set through the API; a declaration of the source leaves them alone"`
 	OverriddenFields   []string       `json:"overridden_fields,omitempty" doc:"in a declaration's answer: declared fields whose value a person's setting overrides"`
 	RetryChainSeconds  *int64         `json:"retry_chain_seconds" doc:"the longest time the retries of one run may take (the sum of the retry policy's delays); null without a retry policy"`
-	Warnings           []string       `json:"warnings" doc:"advice about settings that will page falsely or stay silent, each \"field: what goes wrong\": retries that outlast the gap between runs (retry_policy) or the deadline (deadline_seconds), a grace at least the gap between runs (grace_seconds)"`
+	Warnings           []string       `json:"warnings" doc:"advice about settings that will page falsely or stay silent, each \"field: what goes wrong\": retries that outlast the gap between runs (retry_policy) or the deadline (deadline_seconds), a grace at least the gap between runs (grace_seconds), an early_seconds of half that gap or more (early_seconds)"`
 	Badge              BadgeURLs      `json:"badge"`
 	InMaintenance      bool           `json:"in_maintenance" doc:"a maintenance window covers the monitor now: no incident opens for it"`
 	InMaintenanceUntil *time.Time     `json:"in_maintenance_until" doc:"when the maintenance that covers it now ends; null when none does"`
 	DependsOn          []string       `json:"depends_on" doc:"IDs of the monitors of the project it depends on: while one of them has an open incident, this monitor's new incidents open suppressed"`
 	SnoozedUntil       *time.Time     `json:"snoozed_until" doc:"while in the future, the incidents it opens are shown but not notified; one still open when the snooze ends is notified then (POST/DELETE .../snooze); null when not snoozed"`
+	FlappingSince      *time.Time     `json:"flapping_since" doc:"when the monitor began flapping (more than 3 incidents opened and resolved within an hour): its incidents are recorded but not notified until none opens for an hour; null when it is not flapping"`
 	CreatedAt          time.Time      `json:"created_at"`
 	UpdatedAt          time.Time      `json:"updated_at"`
 }

@@ -2,6 +2,7 @@ package delivery
 
 import (
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -108,6 +109,27 @@ func DeliveryID(d *monitors.Delivery) string {
 		return "monitor-" + d.MonitorID + "." + strconv.FormatInt(d.ID, 10)
 	}
 	return d.IncidentID + "." + strconv.FormatInt(d.ID, 10)
+}
+
+// NewGroupNotification builds the incidents.grouped message of delivery
+// d (its group's first) from the incident.opened notifications of the
+// group's incidents, in the order they opened.
+func NewGroupNotification(d *monitors.Delivery, items []*notifiers.Notification, now time.Time, baseURL string) *notifiers.Notification {
+	group := make([]notifiers.GroupItem, len(items))
+	for i, it := range items {
+		group[i] = notifiers.GroupItem{Incident: it.Incident, Monitor: it.Monitor}
+	}
+	slices.SortStableFunc(group, func(a, b notifiers.GroupItem) int { return a.Incident.OpenedAt.Compare(b.Incident.OpenedAt) })
+	return &notifiers.Notification{
+		Event:      notifiers.EventGrouped,
+		Incident:   group[0].Incident,
+		Monitor:    group[0].Monitor,
+		Group:      group,
+		SentAt:     now,
+		EventAt:    d.EventAt,
+		BaseURL:    strings.TrimRight(baseURL, "/"),
+		DeliveryID: DeliveryID(d),
+	}
 }
 
 // NewMonitorNotification builds what a channel is told about delivery d

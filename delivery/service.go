@@ -47,6 +47,7 @@ const (
 type Store interface {
 	DeliveryGet(ctx context.Context, projectID string, id int64) (*monitors.Delivery, error)
 	DeliveryAttemptRecord(ctx context.Context, p *monitors.DeliveryAttemptRecordParams) (*monitors.DeliveryAttempt, error)
+	DeliveryGroup(ctx context.Context, projectID, channelID string, groupAt time.Time, limit int) ([]*monitors.Delivery, error)
 	IncidentRemind(ctx context.Context, p *monitors.IncidentRemindParams) ([]*monitors.IncidentEvent, error)
 	IncidentGet(ctx context.Context, projectID, id string) (*monitors.Incident, error)
 	MonitorGet(ctx context.Context, projectID, id string) (*monitors.Monitor, error)
@@ -111,6 +112,10 @@ type Config struct {
 	// rescueEvery is how often jobs left running by a process that died
 	// are looked for; 0 is rescueEveryDefault. Tests shorten it.
 	rescueEvery time.Duration
+	// groupPoll bounds one wait of a grouped delivery for its group's
+	// time; 0 is waitMax. Tests, whose clock River does not follow,
+	// shorten it.
+	groupPoll time.Duration
 }
 
 // Validate checks the operator's settings of c, and the SMTP server's when
@@ -158,6 +163,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.rescueEvery <= 0 {
 		c.rescueEvery = rescueEveryDefault
+	}
+	if c.groupPoll <= 0 {
+		c.groupPoll = waitMax
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)

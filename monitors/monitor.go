@@ -204,6 +204,13 @@ type Monitor struct {
 	// change, and a new incident opened while it is not empty is
 	// suppressed under its first.
 	Parents []ParentIncident
+
+	// NotifyLate says that a channel of the monitor takes the monitor.late
+	// warning, so that the state machine watches for it (see ruleLate).
+	// It is not stored: the planning layer sets it from the channels
+	// before it applies the time and before it writes the monitor's next
+	// deadline.
+	NotifyLate bool
 }
 
 // Grace returns the grace period.
@@ -593,11 +600,26 @@ const (
 	// declaring it, or declared it again. Their IncidentID is empty.
 	EventMonitorUndeclared IncidentEventKind = "monitor.undeclared"
 	EventMonitorRedeclared IncidentEventKind = "monitor.redeclared"
+	// EventMonitorLate warns that a monitor is halfway through its grace
+	// without a ping: its missed incident is coming unless one arrives.
+	// Only channels with notify_late get it.
+	EventMonitorLate IncidentEventKind = "monitor.late"
+	// EventMonitorFlapping says that a monitor's incidents open and
+	// resolve too often (see FlapThreshold): its incidents are recorded
+	// but not notified until EventMonitorStable.
+	EventMonitorFlapping IncidentEventKind = "monitor.flapping"
+	// EventMonitorStable says that a flapping monitor opened no incident
+	// for FlapWindow: its incidents are notified again.
+	EventMonitorStable IncidentEventKind = "monitor.stable"
 )
 
 // IsMonitorEvent reports whether k is about a monitor, not an incident.
 func (k IncidentEventKind) IsMonitorEvent() bool {
-	return k == EventMonitorUndeclared || k == EventMonitorRedeclared
+	switch k {
+	case EventMonitorUndeclared, EventMonitorRedeclared, EventMonitorLate, EventMonitorFlapping, EventMonitorStable:
+		return true
+	}
+	return false
 }
 
 // IncidentEvent records one transition of an incident, or a monitor event

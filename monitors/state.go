@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -58,7 +59,33 @@ type State struct {
 	// out, so that declaring it again says so.
 	Undeclared bool `json:"undeclared,omitempty"`
 	Notified   bool `json:"notified,omitempty"`
+	// LateOcc is the expected occurrence whose late rule has run (its
+	// monitor.late warning sent, or let go), so that it runs once.
+	LateOcc time.Time `json:"late_occ,omitzero"`
+	// Resolves are when incidents resolved within the last FlapWindow,
+	// oldest first, for the flapping rule.
+	Resolves []time.Time `json:"resolves,omitempty"`
+	// Flapping is when the monitor began flapping (its monitor.flapping
+	// notice), zero when it is not; FlapLast is when an incident last
+	// opened since.
+	Flapping time.Time `json:"flapping,omitzero"`
+	FlapLast time.Time `json:"flap_last,omitzero"`
 }
+
+// IsFlapping reports whether the monitor is flapping: its incidents are
+// recorded and shown but not notified.
+func (s *State) IsFlapping() bool { return !s.Flapping.IsZero() }
+
+// Flapping: a monitor whose incidents open and resolve more than
+// FlapThreshold times within FlapWindow is flapping. The opening that
+// follows FlapThreshold resolves within FlapWindow sends one
+// monitor.flapping notice; its incidents are then recorded, not
+// notified, until none has opened for a whole FlapWindow, when one
+// monitor.stable notice says so.
+const (
+	FlapThreshold = 3
+	FlapWindow    = time.Hour
+)
 
 // RetryWait is an announced retry that has not arrived yet: the head of
 // the retry chain of one occurrence.
@@ -135,6 +162,7 @@ func (s State) Clone() State {
 	s.Retries = slices.Clone(s.Retries)
 	s.Runs = slices.Clone(s.Runs)
 	s.Ran = slices.Clone(s.Ran)
+	s.Resolves = slices.Clone(s.Resolves)
 	s.Open = maps.Clone(s.Open)
 	s.Held = maps.Clone(s.Held)
 	if s.Missed != nil {
@@ -201,6 +229,14 @@ func (s State) UTC() State {
 			held[k] = h
 		}
 		s.Held = held
+	}
+	s.LateOcc, s.Flapping, s.FlapLast = s.LateOcc.UTC(), s.Flapping.UTC(), s.FlapLast.UTC()
+	if len(s.Resolves) > 0 {
+		rs := make([]time.Time, len(s.Resolves))
+		for i, t := range s.Resolves {
+			rs[i] = t.UTC()
+		}
+		s.Resolves = rs
 	}
 	if len(s.Ran) > 0 {
 		ran := make([]RanOcc, len(s.Ran))
@@ -327,6 +363,7 @@ func newMachine(m *Monitor) (*machine, error) {
 	s.Open = open
 	s.Retries = slices.Clone(s.Retries)
 	s.DeadlineDone = slices.Clone(s.DeadlineDone)
+	s.Resolves = slices.Clone(s.Resolves)
 	s.Ran = slices.Clone(s.Ran)
 	if s.Missed != nil {
 		mo := *s.Missed
@@ -366,6 +403,9 @@ func (x *machine) finish() *Transition {
 	}
 	if len(x.s.DeadlineDone) == 0 {
 		x.s.DeadlineDone = nil
+	}
+	if len(x.s.Resolves) == 0 {
+		x.s.Resolves = nil
 	}
 	if len(x.s.Ran) == 0 || x.m.TooOften != TooOftenAlert {
 		x.s.Ran = nil
@@ -413,6 +453,50 @@ func (x *machine) open(kind IncidentKind, at time.Time, runSeq int64, summary st
 		ic.Held, ic.SuppressedBy = true, h.Parent
 	}
 	x.tr.Incidents = append(x.tr.Incidents, ic)
+	x.flap(at)
+}
+
+// flap applies the flapping rule to an incident opening at at: the
+// opening after FlapThreshold resolves within FlapWindow begins flapping,
+// with one notice; while flapping, it only notes the opening.
+func (x *machine) flap(at time.Time) {
+	s := x.s
+	if s.IsFlapping() {
+		s.FlapLast = at
+		return
+	}
+	x.trimResolves(at)
+	if len(s.Resolves) < FlapThreshold {
+		return
+	}
+	s.Flapping, s.FlapLast, s.Resolves = at, at, nil
+	x.tr.Incidents = append(x.tr.Incidents, IncidentChange{Op: MonitorNotice, Event: EventMonitorFlapping, At: at,
+		Summary: fmt.Sprintf("%s is flapping: more than %d incidents opened and resolved within %s; its incidents are recorded but not notified until none opens for %s (now: %s)",
+			x.m.Name, FlapThreshold, FormatDuration(FlapWindow), FormatDuration(FlapWindow), x.openWords())})
+}
+
+// trimResolves forgets the resolves older than FlapWindow before at.
+func (x *machine) trimResolves(at time.Time) {
+	s := x.s
+	i := 0
+	for i < len(s.Resolves) && !s.Resolves[i].After(at.Add(-FlapWindow)) {
+		i++
+	}
+	s.Resolves = s.Resolves[i:]
+}
+
+// openWords names the open incidents: "down, missed open since ...", or "up".
+func (x *machine) openWords() string {
+	var open []string
+	for _, k := range IncidentKinds {
+		if at, ok := x.s.Open[k]; ok {
+			open = append(open, fmt.Sprintf("%s since %s", k, x.fmtTime(at)))
+		}
+	}
+	if len(open) == 0 {
+		return "no incident open"
+	}
+	return "open: " + strings.Join(open, ", ")
 }
 
 func (x *machine) resolve(kind IncidentKind, at time.Time, summary string) {
@@ -427,6 +511,13 @@ func (x *machine) resolve(kind IncidentKind, at time.Time, summary string) {
 		op = IncidentClose
 	}
 	x.tr.Incidents = append(x.tr.Incidents, IncidentChange{Op: op, Kind: kind, At: at, Summary: summary})
+	if !x.s.IsFlapping() {
+		x.trimResolves(at)
+		x.s.Resolves = append(x.s.Resolves, at)
+		if len(x.s.Resolves) > FlapThreshold {
+			x.s.Resolves = x.s.Resolves[len(x.s.Resolves)-FlapThreshold:]
+		}
+	}
 }
 
 func (x *machine) isOpen(kind IncidentKind) bool {
@@ -1058,6 +1149,16 @@ const (
 	// [HeldNotice]. It is listed first: a hold that ended is over before
 	// the pass opens anything.
 	ruleRelease
+	// ruleLate: halfway through the grace of the expected occurrence,
+	// with no ping yet, a monitor.late warning (no incident), once per
+	// occurrence; only for a monitor with a channel that takes it
+	// (Monitor.NotifyLate). Halfway, not at the expected time itself: a
+	// job that pings when it ends is late by its run time every time, and
+	// a warning then would be noise; halfway still leaves half the grace
+	// to act before the page.
+	ruleLate
+	// ruleStable: a flapping monitor opened no incident for FlapWindow.
+	ruleStable
 	numRuleKinds
 )
 
@@ -1089,6 +1190,9 @@ func (m *Monitor) timeRules() []timeRule {
 			rules = append(rules, timeRule{kind: ruleRetry, at: r.At.Add(grace), i: i})
 		}
 		if !s.Expected.IsZero() {
+			if m.NotifyLate && grace > 0 && !s.LateOcc.Equal(s.Expected) {
+				rules = append(rules, timeRule{kind: ruleLate, at: s.Expected.Add(grace / 2)})
+			}
 			rules = append(rules, timeRule{kind: ruleExpected, at: s.Expected.Add(grace)})
 		}
 	}
@@ -1101,6 +1205,9 @@ func (m *Monitor) timeRules() []timeRule {
 	}
 	if _, open := s.Open[IncidentDeadline]; !open && m.Deadline() > 0 && !s.DeadlineOcc.IsZero() {
 		rules = append(rules, timeRule{kind: ruleDeadline, at: s.DeadlineOcc.Add(m.Deadline())})
+	}
+	if s.IsFlapping() {
+		rules = append(rules, timeRule{kind: ruleStable, at: s.FlapLast.Add(FlapWindow)})
 	}
 	return rules
 }
@@ -1207,6 +1314,30 @@ func (x *machine) time(now time.Time, opts TimeOptions) {
 			if fire && (silent < 0 || s.Retries[rule.i].At.Before(s.Retries[silent].At)) {
 				silent = rule.i
 			}
+		case ruleLate:
+			if x.isOpen(IncidentMissed) || s.LateOcc.Equal(s.Expected) {
+				continue
+			}
+			if fire, hold = due(rule.at, now, grace, opts, x.m.Maintenance, hold); fire {
+				s.LateOcc = s.Expected
+				// Not in maintenance, and not when the missed incident is
+				// due as well (the evaluator came late): then the warning
+				// would come with the page, or instead of nothing.
+				if !x.inMaintenance(now) && now.Before(s.Expected.Add(grace)) {
+					x.tr.Incidents = append(x.tr.Incidents, IncidentChange{Op: MonitorNotice, Event: EventMonitorLate, At: now,
+						Summary: fmt.Sprintf("%s is late: it did not %s; it is missed at %s (grace %s) unless a ping comes first; last ping: %s",
+							x.m.Name, x.expectedPhrase(), x.fmtTime(s.Expected.Add(grace)), FormatDuration(grace), x.lastSeen(now))})
+				}
+			}
+		case ruleStable:
+			if !s.IsFlapping() || now.Before(rule.at) {
+				continue
+			}
+			since := s.Flapping
+			s.Flapping, s.FlapLast, s.Resolves = time.Time{}, time.Time{}, nil
+			x.tr.Incidents = append(x.tr.Incidents, IncidentChange{Op: MonitorNotice, Event: EventMonitorStable, At: now,
+				Summary: fmt.Sprintf("%s is stable again: no incident opened for %s (flapping since %s); its incidents are notified again (now: %s)",
+					x.m.Name, FormatDuration(FlapWindow), x.fmtTime(since), x.openWords())})
 		case ruleExpected:
 			if x.isOpen(IncidentMissed) {
 				continue

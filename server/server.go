@@ -20,6 +20,7 @@ import (
 	"github.com/vigilhq/vigil/keys"
 	"github.com/vigilhq/vigil/monitors"
 	"github.com/vigilhq/vigil/secrets"
+	"github.com/vigilhq/vigil/web"
 )
 
 // Server is a running Vigil: one process of any number sharing a database.
@@ -46,6 +47,9 @@ type Server struct {
 	// Registry holds the metrics of every part, served at /metrics.
 	Registry *prometheus.Registry
 	ingest   *ingest.Service
+	// web is the dashboard, once mounted: the API tells it of changes of
+	// status pages (statusPagesChanged).
+	web atomic.Pointer[web.Handler]
 	// evaluator is the evaluator Run started, nil before.
 	evaluator atomic.Pointer[evaluator.Evaluator]
 

@@ -30,4 +30,5 @@ func (s *Server) mountWeb(e *echo.Echo) {
 		return
 	}
 	h.Register(e)
+	s.web.Store(h)
 }

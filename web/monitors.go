@@ -446,6 +446,9 @@ type monitorPageData struct {
 	// MaintenanceUntil is when the maintenance that covers the monitor
 	// now ends; nil when none does.
 	MaintenanceUntil *When
+	// FlappingSince is when the monitor began flapping; nil when it is
+	// not.
+	FlappingSince *When
 	// DependsOn are the monitors it depends on.
 	DependsOn []*monitorLink
 }
@@ -546,6 +549,9 @@ func (h *Handler) monitorPageData(ctx context.Context, v *viewer, m *monitors.Mo
 			return nil, err
 		}
 		d.DependsOn = append(d.DependsOn, l)
+	}
+	if m.State.IsFlapping() {
+		d.FlappingSince = v.when(m.State.Flapping)
 	}
 	if d.Uptime, err = h.uptimeView(ctx, v, m); err != nil {
 		return nil, err

@@ -1,8 +1,11 @@
 package web_test
 
 import (
+	"compress/gzip"
 	"context"
+	"io"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -73,6 +76,19 @@ func TestStatusPageCache(t *testing.T) {
 		require.Equal(t, b.clock.now().UTC().Format(http.TimeFormat), lm)
 		require.Equal(t, http.StatusNotModified, anon.do(http.MethodGet, "/status/acme", nil, map[string]string{"If-None-Match": etag}).status)
 		require.Equal(t, http.StatusNotModified, anon.do(http.MethodGet, "/status/acme", nil, map[string]string{"If-Modified-Since": lm}).status)
+		// Gzipped for those who ask, with an ETag of its own.
+		gz := anon.do(http.MethodGet, "/status/acme", nil, map[string]string{"Accept-Encoding": "gzip"})
+		require.Equal(t, "gzip", gz.header.Get("Content-Encoding"))
+		zr, err := gzip.NewReader(strings.NewReader(gz.body))
+		require.NoError(t, err)
+		plain, err := io.ReadAll(zr)
+		require.NoError(t, err)
+		require.Equal(t, r.body, string(plain))
+		ident := anon.do(http.MethodGet, "/status/acme", nil, map[string]string{"Accept-Encoding": "identity"})
+		require.Empty(t, ident.header.Get("Content-Encoding"))
+		require.Equal(t, r.body, ident.body)
+		require.NotEqual(t, ident.header.Get("ETag"), gz.header.Get("ETag"))
+		require.Contains(t, gz.header.Values("Vary"), "Accept-Encoding")
 		head := anon.do(http.MethodHead, "/status/acme.json", nil, nil)
 		require.Equal(t, http.StatusOK, head.status)
 		require.Empty(t, head.body)

@@ -195,39 +195,57 @@ const (
 	// Reports have no incident, monitor or event either: their
 	// monitor_id and event_id are NULL, read as '' and 0.
 	deliveryCols = `id, project_id, coalesce(incident_id, ''), coalesce(monitor_id, ''), channel_id, coalesce(event_id, 0),
-		event, state, attempts, created_at, next_attempt_at, finished_at, coalesce(report_id, '')`
+		event, state, attempts, created_at, next_attempt_at, finished_at, coalesce(report_id, ''),
+		group_at`
 	// qDeliveryMonitors and qDeliveryChannels read what routing needs
 	// (see plan.Route); qDeliveryPending the channels reminders skip.
 	qDeliveryMonitors = `SELECT id, project_id, channels FROM monitors WHERE id = ANY($1::text[])`
-	qDeliveryChannels = `SELECT project_id, id, kind, is_default FROM channels
+	qDeliveryChannels = `SELECT project_id, id, kind, is_default, notify_late, group_seconds FROM channels
 		WHERE project_id IN (SELECT project_id FROM monitors WHERE id = ANY($1::text[])) ORDER BY id`
 	qDeliveryPending = `SELECT incident_id, channel_id FROM deliveries
 		WHERE incident_id = ANY($1::text[]) AND state = 'pending'`
 	// qDeliveryInsert inserts routed deliveries, in order, to the channels
 	// that still exist.
 	qDeliveryInsert = `INSERT INTO deliveries (project_id, incident_id, event_id, event, monitor_id, channel_id,
-			state, attempts, created_at, next_attempt_at, report_id)
+			state, attempts, created_at, next_attempt_at, report_id, group_at)
 		SELECT u.project_id, nullif(u.incident_id, ''), nullif(u.event_id, 0), u.event, nullif(u.monitor_id, ''), u.channel_id,
-			'pending', 0, u.at, u.at, nullif(u.report_id, '')
-		FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::text[])
-			WITH ORDINALITY AS u(project_id, incident_id, event_id, event, monitor_id, channel_id, at, report_id, n)
+			'pending', 0, u.at, u.at, nullif(u.report_id, ''), u.group_at
+		FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::text[],
+				$9::timestamptz[])
+			WITH ORDINALITY AS u(project_id, incident_id, event_id, event, monitor_id, channel_id, at, report_id, group_at, n)
 		JOIN channels c ON c.id = u.channel_id AND c.project_id = u.project_id
 		ORDER BY u.n
 		RETURNING ` + deliveryCols
 	// qDeliveryGet also finds the earliest earlier delivery of the same
-	// incident to the same channel that is still pending.
-	// A report's delivery has no event: its time is its creation's.
+	// incident to the same channel that is still pending, or, for a
+	// member of a group, the group's lowest pending delivery, which sends
+	// it. A report's delivery has no event: its time is its creation's.
 	qDeliveryGet = `SELECT d.id, d.project_id, coalesce(d.incident_id, ''), coalesce(d.monitor_id, ''), d.channel_id,
 			coalesce(d.event_id, 0), d.event, d.state, d.attempts, d.created_at, d.next_attempt_at, d.finished_at,
-			coalesce(d.report_id, ''), coalesce(e.at, d.created_at), coalesce(e.summary, ''),
-			coalesce(w.id, 0), w.next_attempt_at
+			coalesce(d.report_id, ''), d.group_at, coalesce(e.at, d.created_at), coalesce(e.summary, ''),
+			coalesce(w.id, g.id, 0), coalesce(w.next_attempt_at, g.next_attempt_at)
 		FROM deliveries d
 		LEFT JOIN incident_events e ON e.id = d.event_id
 		LEFT JOIN LATERAL (SELECT p.id, p.next_attempt_at FROM deliveries p
 			WHERE p.incident_id = d.incident_id AND p.channel_id = d.channel_id AND p.event_id < d.event_id
 				AND p.state = 'pending'
 			ORDER BY p.event_id LIMIT 1) w ON true
+		LEFT JOIN LATERAL (SELECT p.id, p.next_attempt_at FROM deliveries p
+			WHERE d.group_at IS NOT NULL AND p.channel_id = d.channel_id AND p.group_at = d.group_at
+				AND p.state = 'pending' AND p.id < d.id
+			ORDER BY p.id LIMIT 1) g ON true
 		WHERE d.project_id = $1 AND d.id = $2`
+	qDeliveryGroup = `SELECT d.id, d.project_id, coalesce(d.incident_id, ''), d.monitor_id, d.channel_id, d.event_id, d.event,
+			d.state, d.attempts, d.created_at, d.next_attempt_at, d.finished_at, '', d.group_at, e.at, e.summary,
+			0, NULL::timestamptz
+		FROM deliveries d JOIN incident_events e ON e.id = d.event_id
+		WHERE d.project_id = $1 AND d.channel_id = $2 AND d.group_at = $3 AND d.state = 'pending'
+		ORDER BY d.id LIMIT $4`
+	qDeliveryGroupsOpen = `SELECT channel_id, max(group_at) FROM deliveries
+		WHERE channel_id = ANY($1::text[]) AND state = 'pending' AND group_at IS NOT NULL
+		GROUP BY channel_id`
+	// qGroupLock takes a transaction-level advisory lock per channel.
+	qGroupLock      = `SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) WITH ORDINALITY AS u(k, n) ORDER BY n`
 	qDeliveryLock   = `SELECT ` + deliveryCols + ` FROM deliveries WHERE project_id = $1 AND id = $2 FOR UPDATE`
 	qDeliveryUpdate = `UPDATE deliveries SET state = $2, attempts = $3, next_attempt_at = $4, finished_at = $5
 		WHERE id = $1`
@@ -238,7 +256,7 @@ const (
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
 		RETURNING ` + attemptCols
 	qDeliveryList = `SELECT d.id, d.project_id, coalesce(d.incident_id, ''), d.monitor_id, d.channel_id, d.event_id, d.event,
-			d.state, d.attempts, d.created_at, d.next_attempt_at, d.finished_at, '', e.at, e.summary, 0, NULL::timestamptz
+			d.state, d.attempts, d.created_at, d.next_attempt_at, d.finished_at, '', d.group_at, e.at, e.summary, 0, NULL::timestamptz
 		FROM deliveries d JOIN incident_events e ON e.id = d.event_id
 		WHERE d.project_id = $1 AND d.incident_id = ANY($2::text[])
 		ORDER BY d.incident_id, d.event_id, d.channel_id`
@@ -311,6 +329,7 @@ const (
 	// is locked first, so a delete and a check see the same monitors.
 	qChannelUsers  = `SELECT slug FROM monitors WHERE project_id = $1 AND channels @> ARRAY[$2::text] ORDER BY slug`
 	qChannelDelete = `DELETE FROM channels WHERE project_id = $1 AND id = $2`
+	qLateChannels  = `SELECT project_id, id, is_default FROM channels WHERE project_id = ANY($1::text[]) AND notify_late`
 
 	qMonitorPersonFieldsGet = `SELECT person_fields FROM monitors WHERE project_id = $1 AND id = $2`
 	qMonitorPersonFieldsSet = `UPDATE monitors SET person_fields = $3 WHERE project_id = $1 AND id = $2`
@@ -407,8 +426,9 @@ var queries = plan.Queries{
 	},
 	ChannelCreate: qChannelCreate, ChannelGet: qChannelGet, ChannelLock: qChannelGetForUpdate, ChannelList: qChannelList,
 	ChannelUpdate: qChannelUpdate, ChannelUsers: qChannelUsers, ChannelDelete: qChannelDelete,
+	LateChannels: qLateChannels,
 
-	DeliveryGet: qDeliveryGet, DeliveryList: qDeliveryList, DeliveryLock: qDeliveryLock, DeliveryUpdate: qDeliveryUpdate,
+	DeliveryGet: qDeliveryGet, DeliveryList: qDeliveryList, DeliveryGroup: qDeliveryGroup, DeliveryGroupsOpen: qDeliveryGroupsOpen, DeliveryLock: qDeliveryLock, DeliveryUpdate: qDeliveryUpdate,
 	AttemptInsert: qAttemptInsert, AttemptList: qAttemptList,
 
 	UserLock: qUserLockFirst, UserExists: qUserExists, UserInsert: qUserInsert, UserCount: qUserCount,

@@ -357,6 +357,16 @@ func (s *Scripts) DeliveryGet(ctx context.Context, projectID string, id int64) (
 	return wrap(One(ctx, s.r(), scanDeliveryFull, s.Q.DeliveryGet, projectID, id))("get delivery %d", id)
 }
 
+// DeliveryGroup returns the pending members of one group of a channel
+// (see monitors.Delivery.GroupAt), by ID.
+func (s *Scripts) DeliveryGroup(ctx context.Context, projectID, channelID string, groupAt time.Time, limit int) ([]*monitors.Delivery, error) {
+	ds, err := All(ctx, s.r(), scanDeliveryFull, s.Q.DeliveryGroup, projectID, channelID, groupAt.UTC(), LimitArg(limit))
+	if err != nil {
+		return nil, fmt.Errorf("list the group of channel %s: %w", channelID, err)
+	}
+	return ds, nil
+}
+
 // DeliveryList returns the deliveries of the project's incidents with those
 // IDs, each with its attempts.
 func (s *Scripts) DeliveryList(ctx context.Context, p *monitors.DeliveryListParams) ([]*monitors.Delivery, error) {

@@ -30,8 +30,17 @@ type Queries struct {
 	OutageUnsettled, OutageInsert, OutageExtend, OutageSettle, OutagePostponed, OutageList string
 
 	ChannelCreate, ChannelGet, ChannelLock, ChannelList, ChannelUpdate, ChannelUsers, ChannelDelete string
+	// LateChannels lists the channels with notify_late of the projects
+	// with the IDs $1: rows (project_id, id, is_default).
+	LateChannels string
 
 	DeliveryGet, DeliveryList, DeliveryLock, DeliveryUpdate, AttemptInsert, AttemptList string
+	// DeliveryGroup lists the pending incident.opened deliveries of project
+	// $1 to channel $2 with group_at $3, by ID, at most $4, with the
+	// columns of DeliveryGet. DeliveryGroupsOpen gives, for the channels
+	// with the IDs $1, the latest group_at of their pending deliveries:
+	// rows (channel_id, group_at).
+	DeliveryGroup, DeliveryGroupsOpen string
 
 	// UserLock, when set, locks the users table for the rest of a
 	// transaction (PostgreSQL; SQLite's write transaction already holds

@@ -130,7 +130,7 @@ func scanChannel(r Row) (*monitors.Channel, error) {
 func ScanDelivery(r Row, extra ...any) (*monitors.Delivery, error) {
 	var d monitors.Delivery
 	return &d, r.Scan(append([]any{&d.ID, &d.ProjectID, &d.IncidentID, &d.MonitorID, &d.ChannelID, &d.EventID,
-		&d.Event, &d.State, &d.Attempts, &d.CreatedAt, &d.NextAttemptAt, &d.FinishedAt, &d.ReportID}, extra...)...)
+		&d.Event, &d.State, &d.Attempts, &d.CreatedAt, &d.NextAttemptAt, &d.FinishedAt, &d.ReportID, &d.GroupAt}, extra...)...)
 }
 
 func scanDelivery(r Row) (*monitors.Delivery, error) { return ScanDelivery(r) }

@@ -138,6 +138,14 @@ func (b *builder) done() *WriteSet {
 // write writes w in tx, then routes and inserts the deliveries of the
 // events it recorded. Every script that changes monitors ends with it.
 func (s *Scripts) write(ctx context.Context, tx Tx, w *WriteSet) error {
+	return s.writeLate(ctx, tx, w, &lateSet{s: s, tx: tx})
+}
+
+// writeLate is write with the late channels already read by late.
+func (s *Scripts) writeLate(ctx context.Context, tx Tx, w *WriteSet, late *lateSet) error {
+	if err := late.prepare(ctx, w); err != nil {
+		return err
+	}
 	events, err := tx.Write(ctx, w)
 	if err != nil {
 		return err
@@ -145,7 +153,7 @@ func (s *Scripts) write(ctx context.Context, tx Tx, w *WriteSet) error {
 	if err := s.wakeDependents(ctx, tx, w); err != nil {
 		return err
 	}
-	return s.deliver(ctx, tx, events)
+	return s.deliver(ctx, tx, quiet(w, events))
 }
 
 // modify loads a monitor under a lock, lets fn change it, checks that its
@@ -387,6 +395,7 @@ func (s *Scripts) MonitorEvaluateDue(ctx context.Context, p *monitors.EvaluateDu
 			postponed int
 		)
 		maint := windows{s: s, tx: tx}
+		late := &lateSet{s: s, tx: tx}
 		for _, m := range dependencyOrder(ms) {
 			due := *m.NextDeadlineAt
 			hold := m.State.Hold
@@ -394,6 +403,9 @@ func (s *Scripts) MonitorEvaluateDue(ctx context.Context, p *monitors.EvaluateDu
 				return err
 			}
 			if err := s.parents(ctx, tx, &b, m); err != nil {
+				return err
+			}
+			if err := late.set(ctx, m); err != nil {
 				return err
 			}
 			tr, err := monitors.ApplyTime(m, p.Now, p.Options)
@@ -410,7 +422,7 @@ func (s *Scripts) MonitorEvaluateDue(ctx context.Context, p *monitors.EvaluateDu
 			}
 			res.Evaluated = append(res.Evaluated, monitors.EvaluatedMonitor{MonitorID: m.ID, DueAt: due, Transition: tr})
 		}
-		if err := s.write(ctx, tx, b.done()); err != nil {
+		if err := s.writeLate(ctx, tx, b.done(), late); err != nil {
 			return fmt.Errorf("write evaluated monitors: %w", err)
 		}
 		for _, m := range skipped {

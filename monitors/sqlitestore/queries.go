@@ -188,35 +188,49 @@ const (
 	// Reports have no incident, monitor or event either: their
 	// monitor_id and event_id are NULL, read as '' and 0.
 	deliveryCols = `id, project_id, coalesce(incident_id, ''), coalesce(monitor_id, ''), channel_id, coalesce(event_id, 0),
-		event, state, attempts, created_at, next_attempt_at, finished_at, coalesce(report_id, '')`
+		event, state, attempts, created_at, next_attempt_at, finished_at, coalesce(report_id, ''),
+		group_at`
 	// qDeliveryMonitors and qDeliveryChannels read what routing needs
 	// (see plan.Route); qDeliveryPending the channels reminders skip.
 	qDeliveryMonitors = `SELECT id, project_id, channels FROM monitors WHERE id IN (SELECT value FROM json_each(?1))`
-	qDeliveryChannels = `SELECT project_id, id, kind, is_default FROM channels
+	qDeliveryChannels = `SELECT project_id, id, kind, is_default, notify_late, group_seconds FROM channels
 		WHERE project_id IN (SELECT project_id FROM monitors WHERE id IN (SELECT value FROM json_each(?1))) ORDER BY id`
 	qDeliveryPending = `SELECT incident_id, channel_id FROM deliveries
 		WHERE incident_id IN (SELECT value FROM json_each(?1)) AND state = 'pending'`
 	// qDeliveryInsert inserts a routed delivery, if its channel still
 	// exists.
 	qDeliveryInsert = `INSERT INTO deliveries (project_id, incident_id, event_id, event, monitor_id, channel_id,
-			state, attempts, created_at, next_attempt_at, report_id)
-		SELECT ?1, nullif(?2, ''), nullif(?3, 0), ?4, nullif(?5, ''), c.id, 'pending', 0, ?7, ?7, nullif(?8, '')
+			state, attempts, created_at, next_attempt_at, report_id, group_at)
+		SELECT ?1, nullif(?2, ''), nullif(?3, 0), ?4, nullif(?5, ''), c.id, 'pending', 0, ?7, ?7, nullif(?8, ''), ?9
 		FROM channels c WHERE c.id = ?6 AND c.project_id = ?1
 		RETURNING ` + deliveryCols
 	// qDeliveryGet also finds the earliest earlier delivery of the same
-	// incident to the same channel that is still pending.
-	// A report's delivery has no event: its time is its creation's.
+	// incident to the same channel that is still pending, or, for a
+	// member of a group, the group's lowest pending delivery, which sends
+	// it. A report's delivery has no event: its time is its creation's.
 	qDeliveryGet = `SELECT d.id, d.project_id, coalesce(d.incident_id, ''), coalesce(d.monitor_id, ''), d.channel_id,
 			coalesce(d.event_id, 0), d.event, d.state, d.attempts, d.created_at, d.next_attempt_at, d.finished_at,
-			coalesce(d.report_id, ''), coalesce(e.at, d.created_at), coalesce(e.summary, ''),
-			coalesce(w.id, 0), w.next_attempt_at
+			coalesce(d.report_id, ''), d.group_at, coalesce(e.at, d.created_at), coalesce(e.summary, ''),
+			coalesce(w.id, g.id, 0), coalesce(w.next_attempt_at, g.next_attempt_at)
 		FROM deliveries d
 		LEFT JOIN incident_events e ON e.id = d.event_id
 		LEFT JOIN deliveries w ON w.id = (SELECT p.id FROM deliveries p
 			WHERE p.incident_id = d.incident_id AND p.channel_id = d.channel_id AND p.event_id < d.event_id
 				AND p.state = 'pending'
 			ORDER BY p.event_id LIMIT 1)
+		LEFT JOIN deliveries g ON g.id = (SELECT p.id FROM deliveries p
+			WHERE d.group_at IS NOT NULL AND p.channel_id = d.channel_id AND p.group_at = d.group_at
+				AND p.state = 'pending' AND p.id < d.id
+			ORDER BY p.id LIMIT 1)
 		WHERE d.project_id = ?1 AND d.id = ?2`
+	qDeliveryGroup = `SELECT d.id, d.project_id, coalesce(d.incident_id, ''), d.monitor_id, d.channel_id, d.event_id, d.event,
+			d.state, d.attempts, d.created_at, d.next_attempt_at, d.finished_at, '', d.group_at, e.at, e.summary, 0, NULL
+		FROM deliveries d JOIN incident_events e ON e.id = d.event_id
+		WHERE d.project_id = ?1 AND d.channel_id = ?2 AND d.group_at = ?3 AND d.state = 'pending'
+		ORDER BY d.id LIMIT coalesce(?4, -1)`
+	qDeliveryGroupsOpen = `SELECT channel_id, max(group_at) FROM deliveries
+		WHERE channel_id IN (SELECT value FROM json_each(?1)) AND state = 'pending' AND group_at IS NOT NULL
+		GROUP BY channel_id`
 	// qDeliveryLock reads the delivery in the write transaction. No FOR
 	// UPDATE: the transaction holds SQLite's only write lock.
 	qDeliveryLock   = `SELECT ` + deliveryCols + ` FROM deliveries WHERE project_id = ?1 AND id = ?2`
@@ -229,7 +243,7 @@ const (
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		RETURNING ` + attemptCols
 	qDeliveryList = `SELECT d.id, d.project_id, coalesce(d.incident_id, ''), d.monitor_id, d.channel_id, d.event_id, d.event,
-			d.state, d.attempts, d.created_at, d.next_attempt_at, d.finished_at, '', e.at, e.summary, 0, NULL
+			d.state, d.attempts, d.created_at, d.next_attempt_at, d.finished_at, '', d.group_at, e.at, e.summary, 0, NULL
 		FROM deliveries d JOIN incident_events e ON e.id = d.event_id
 		WHERE d.project_id = ?1 AND d.incident_id IN (SELECT value FROM json_each(?2))
 		ORDER BY d.incident_id, d.event_id, d.channel_id`
@@ -277,6 +291,8 @@ const (
 	qChannelUsers = `SELECT slug FROM monitors WHERE project_id = ?1
 		AND EXISTS (SELECT 1 FROM json_each(channels) WHERE value = ?2) ORDER BY slug`
 	qChannelDelete = `DELETE FROM channels WHERE project_id = ? AND id = ?`
+	qLateChannels  = `SELECT project_id, id, is_default FROM channels
+		WHERE project_id IN (SELECT value FROM json_each(?1)) AND notify_late`
 
 	qMonitorPersonFieldsGet = `SELECT person_fields FROM monitors WHERE project_id = ? AND id = ?`
 	qMonitorPersonFieldsSet = `UPDATE monitors SET person_fields = ?3 WHERE project_id = ?1 AND id = ?2`
@@ -488,8 +504,9 @@ var queries = plan.Queries{
 	},
 	ChannelCreate: qChannelCreate, ChannelGet: qChannelGet, ChannelLock: qChannelGet, ChannelList: qChannelList,
 	ChannelUpdate: qChannelUpdate, ChannelUsers: qChannelUsers, ChannelDelete: qChannelDelete,
+	LateChannels: qLateChannels,
 
-	DeliveryGet: qDeliveryGet, DeliveryList: qDeliveryList, DeliveryLock: qDeliveryLock, DeliveryUpdate: qDeliveryUpdate,
+	DeliveryGet: qDeliveryGet, DeliveryList: qDeliveryList, DeliveryGroup: qDeliveryGroup, DeliveryGroupsOpen: qDeliveryGroupsOpen, DeliveryLock: qDeliveryLock, DeliveryUpdate: qDeliveryUpdate,
 	AttemptInsert: qAttemptInsert, AttemptList: qAttemptList,
 
 	UserExists: qUserExists, UserInsert: qUserInsert, UserCount: qUserCount, UserGet: qUserGet,

@@ -174,6 +174,11 @@ func (o *Notifier) Notify(ctx context.Context, n *notifiers.Notification) error 
 	if n.Event.IsMonitorEvent() {
 		return notifiers.Permanent(fmt.Errorf("%s is not sent to Opsgenie, which pages: it is news about a monitor, not an alert", n.Event))
 	}
+	// Each incident is its own alert here, so that its resolve closes it:
+	// a channel that pages has no grouping (monitors.Channel.Validate).
+	if n.Event == notifiers.EventGrouped {
+		return notifiers.Permanent(fmt.Errorf("%s is not sent to Opsgenie, which pages: each incident is its own alert there", n.Event))
+	}
 	if n.Event.IsReport() {
 		return notifiers.Permanent(fmt.Errorf("%s is not sent to Opsgenie, which pages: a report is a summary, not an alert", n.Event))
 	}
