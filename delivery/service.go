@@ -233,7 +233,8 @@ func newService[TTx any](driver riverdriver.Driver[TTx], cfg Config) (*Service, 
 		return nil, fmt.Errorf("new delivery service: %w", err)
 	}
 	client, err := river.NewClient(driver, &river.Config{
-		Queues:  map[string]river.QueueConfig{QueueName: {MaxWorkers: cfg.Workers}},
+		Queues: map[string]river.QueueConfig{QueueName: {MaxWorkers: cfg.Workers},
+			ReportQueueName: {MaxWorkers: reportWorkers}},
 		Workers: workers,
 		Logger:  cfg.Logger.With("component", "river"),
 		// A busy queue is fetched from at most this often: River's
