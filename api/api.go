@@ -68,6 +68,11 @@ type Config struct {
 	// Registerer receives the API's metrics and the collectors of monitors
 	// by status and incidents by kind; nil registers none.
 	Registerer prometheus.Registerer
+	// StatusPagesChanged, when set, is told of every change of a status
+	// page (its slugs before and after) or of an incident note of the
+	// project, so that the public pages this process caches show it at
+	// once (web.Handler.StatusPagesChanged).
+	StatusPagesChanged func(projectID string, slugs ...string)
 }
 
 // Handler serves the management API and badges.
@@ -85,9 +90,11 @@ type Handler struct {
 
 	keyUse  *keyUse
 	adviser monitors.Adviser
-	docOnce sync.Once
-	doc     []byte
-	docErr  error
+	// statusChanged is Config.StatusPagesChanged, or nothing.
+	statusChanged func(projectID string, slugs ...string)
+	docOnce       sync.Once
+	doc           []byte
+	docErr        error
 }
 
 // New returns the API handler. It registers its metrics on
@@ -102,6 +109,11 @@ func New(cfg Config) (*Handler, error) {
 		bodyLimit:  cmp.Or(cfg.BodyLimit, BodyLimitDefault),
 		tester:     cfg.ChannelTester,
 		deliveries: cfg.Deliveries,
+
+		statusChanged: cfg.StatusPagesChanged,
+	}
+	if h.statusChanged == nil {
+		h.statusChanged = func(string, ...string) {}
 	}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)

@@ -79,6 +79,7 @@ func (h *Handler) createStatusPage(c echo.Context, rq *request) error {
 	if err != nil {
 		return err
 	}
+	h.statusChanged(rq.key.ProjectID, p.Slug)
 	return c.JSON(http.StatusCreated, h.statusPageJSON(p))
 }
 
@@ -101,6 +102,7 @@ func (h *Handler) patchStatusPage(c echo.Context, rq *request) error {
 	if err != nil {
 		return err
 	}
+	h.statusChanged(rq.key.ProjectID, p.Slug)
 	return c.JSON(http.StatusOK, h.statusPageJSON(p))
 }
 
@@ -114,6 +116,7 @@ func (h *Handler) deleteStatusPage(c echo.Context, rq *request) error {
 	if err != nil {
 		return err
 	}
+	h.statusChanged(rq.key.ProjectID)
 	return c.NoContent(http.StatusNoContent)
 }
 
@@ -158,6 +161,7 @@ func (h *Handler) createIncidentNote(c echo.Context, rq *request) error {
 	if err != nil {
 		return err
 	}
+	h.statusChanged(rq.key.ProjectID)
 	return c.JSON(http.StatusCreated, noteJSON([]*monitors.IncidentNote{n})[0])
 }
 
@@ -181,5 +185,6 @@ func (h *Handler) deleteIncidentNote(c echo.Context, rq *request) error {
 	} else if err != nil {
 		return err
 	}
+	h.statusChanged(rq.key.ProjectID)
 	return c.NoContent(http.StatusNoContent)
 }

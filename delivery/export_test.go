@@ -9,6 +9,10 @@ import (
 // a process that died, so that tests need not wait for the default.
 func SetRescueEvery(c *Config, d time.Duration) { c.rescueEvery = d }
 
+// SetGroupPoll bounds how long a grouped delivery waits at a time for its
+// group's time, so that tests that move the clock need not wait a minute.
+func SetGroupPoll(c *Config, d time.Duration) { c.groupPoll = d }
+
 // RescueOnce runs one look for jobs left running, as the service's loop
 // does.
 func (s *Service) RescueOnce(ctx context.Context) (int, error) { return s.rescueOnce(ctx) }

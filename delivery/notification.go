@@ -2,10 +2,12 @@ package delivery
 
 import (
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/vigilhq/vigil/manage"
 	"github.com/vigilhq/vigil/monitors"
 	"github.com/vigilhq/vigil/notifiers"
 )
@@ -13,6 +15,23 @@ import (
 // MonitorURL is the dashboard page of a monitor: baseURL/monitors/{id}.
 func MonitorURL(baseURL, monitorID string) string {
 	return strings.TrimRight(baseURL, "/") + "/monitors/" + url.PathEscape(monitorID)
+}
+
+// SnoozeURL is the signed link of a notification of d that snoozes its
+// monitor for an hour without a sign-in (see manage.SnoozeLink), good for
+// manage.SnoozeLinkTTL from now; "" for a recovery, whose monitor needs no
+// silence, or without a signer.
+func SnoozeURL(s manage.Signer, baseURL string, d *monitors.Delivery, in *monitors.Incident, now time.Time) string {
+	if s == nil || in.ResolvedAt != nil {
+		return ""
+	}
+	switch d.Event {
+	case monitors.EventOpened, monitors.EventUpdated, monitors.EventReminder:
+	default:
+		return ""
+	}
+	l := manage.NewSnoozeLink(s, d.ProjectID, d.MonitorID, manage.SnoozeLinkSeconds, now.Add(manage.SnoozeLinkTTL))
+	return strings.TrimRight(baseURL, "/") + l.Path()
 }
 
 // IncidentFacts are the run and the ping an incident names
@@ -90,6 +109,27 @@ func DeliveryID(d *monitors.Delivery) string {
 		return "monitor-" + d.MonitorID + "." + strconv.FormatInt(d.ID, 10)
 	}
 	return d.IncidentID + "." + strconv.FormatInt(d.ID, 10)
+}
+
+// NewGroupNotification builds the incidents.grouped message of delivery
+// d (its group's first) from the incident.opened notifications of the
+// group's incidents, in the order they opened.
+func NewGroupNotification(d *monitors.Delivery, items []*notifiers.Notification, now time.Time, baseURL string) *notifiers.Notification {
+	group := make([]notifiers.GroupItem, len(items))
+	for i, it := range items {
+		group[i] = notifiers.GroupItem{Incident: it.Incident, Monitor: it.Monitor}
+	}
+	slices.SortStableFunc(group, func(a, b notifiers.GroupItem) int { return a.Incident.OpenedAt.Compare(b.Incident.OpenedAt) })
+	return &notifiers.Notification{
+		Event:      notifiers.EventGrouped,
+		Incident:   group[0].Incident,
+		Monitor:    group[0].Monitor,
+		Group:      group,
+		SentAt:     now,
+		EventAt:    d.EventAt,
+		BaseURL:    strings.TrimRight(baseURL, "/"),
+		DeliveryID: DeliveryID(d),
+	}
 }
 
 // NewMonitorNotification builds what a channel is told about delivery d

@@ -91,7 +91,13 @@ func (s *Sender) deliver(ctx context.Context, j job) result {
 		return result{verdict: verdictCancel, err: errors.New("the delivery failed already")}
 	}
 	now := cfg.NowFunc()
-	// Wait for an earlier delivery to the same channel, but no longer than
+	// A delivery of a group waits for the group's time; then the group's
+	// lowest delivery sends it, and the others wait for that one below.
+	if d.GroupAt != nil && d.Event == monitors.EventOpened && now.Before(*d.GroupAt) {
+		return result{verdict: verdictWait, delay: min(d.GroupAt.Sub(now), cfg.groupPoll)}
+	}
+	// Wait for an earlier delivery to the same channel (or for the one
+	// that sends this delivery's group), but no longer than
 	// this one's own retry window: the earlier one's ends first, so past
 	// it, the earlier one can only be stuck (say, its job was cancelled by
 	// hand), and this one must not wait for ever.
@@ -126,13 +132,20 @@ func (s *Sender) deliver(ctx context.Context, j job) result {
 		}
 		return result{verdict: verdictRetry, err: err, delay: cfg.Backoff.Delay(j.attempt, rand.Float64())}
 	}
+	if d.GroupAt != nil && d.Event == monitors.EventOpened {
+		if res, ok := s.deliverGroup(ctx, j, d, ch, now); ok {
+			return res
+		}
+	}
 	in, err := st.IncidentGet(ctx, d.ProjectID, d.IncidentID)
 	if err == nil {
 		var m *monitors.Monitor
 		if m, err = st.MonitorGet(ctx, d.ProjectID, d.MonitorID); err == nil {
 			var facts IncidentFacts
 			if facts, err = s.incidentFacts(ctx, in); err == nil {
-				return s.attempt(ctx, j, d, ch, NewNotification(d, in, m, facts, now, cfg.BaseURL))
+				n := NewNotification(d, in, m, facts, now, cfg.BaseURL)
+				n.SnoozeURL = SnoozeURL(cfg.Signer, cfg.BaseURL, d, in, now)
+				return s.attempt(ctx, j, d, ch, n)
 			}
 		}
 	}
@@ -187,8 +200,63 @@ func (s *Sender) incidentFacts(ctx context.Context, in *monitors.Incident) (Inci
 	return f, nil
 }
 
+// groupMax bounds the incidents of one incidents.grouped message; the
+// rest of a larger group go out in further messages of up to as many.
+const groupMax = 100
+
+// deliverGroup sends the group of d, which no earlier delivery of the
+// group waits before, as one incidents.grouped message, and logs the
+// attempt on every delivery of it. It reports false when the group is d
+// alone (or only d's incident is still there): d then goes out as an
+// incident.opened of its own.
+func (s *Sender) deliverGroup(ctx context.Context, j job, d *monitors.Delivery, ch *monitors.Channel, now time.Time) (result, bool) {
+	st, cfg := s.cfg.Store, s.cfg
+	retry := func(err error) (result, bool) {
+		return result{verdict: verdictRetry, err: err, delay: cfg.Backoff.Delay(j.attempt, rand.Float64())}, true
+	}
+	members, err := st.DeliveryGroup(ctx, d.ProjectID, d.ChannelID, *d.GroupAt, groupMax)
+	if err != nil {
+		return retry(err)
+	}
+	var (
+		items []*notifiers.Notification
+		also  []int64
+	)
+	for _, md := range members {
+		in, err := st.IncidentGet(ctx, md.ProjectID, md.IncidentID)
+		if errors.Is(err, monitors.ErrNotFound) {
+			continue // deleted meanwhile: its delivery goes with it
+		}
+		if err != nil {
+			return retry(err)
+		}
+		m, err := st.MonitorGet(ctx, md.ProjectID, md.MonitorID)
+		if errors.Is(err, monitors.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return retry(err)
+		}
+		items = append(items, NewNotification(md, in, m, IncidentFacts{}, now, cfg.BaseURL))
+		if md.ID != d.ID {
+			also = append(also, md.ID)
+		}
+	}
+	if len(items) < 2 {
+		return result{}, false
+	}
+	n := NewGroupNotification(d, items, now, cfg.BaseURL)
+	return s.attemptAlso(ctx, j, d, ch, n, also), true
+}
+
 // attempt sends n to ch once and logs the attempt.
 func (s *Sender) attempt(ctx context.Context, j job, d *monitors.Delivery, ch *monitors.Channel, n *notifiers.Notification) result {
+	return s.attemptAlso(ctx, j, d, ch, n, nil)
+}
+
+// attemptAlso is attempt for a message that also carries the deliveries
+// also (the rest of its group), which share its outcome.
+func (s *Sender) attemptAlso(ctx context.Context, j job, d *monitors.Delivery, ch *monitors.Channel, n *notifiers.Notification, also []int64) result {
 	cfg := s.cfg
 	started := cfg.NowFunc()
 	err := s.send(ctx, ch, n)
@@ -200,7 +268,7 @@ func (s *Sender) attempt(ctx context.Context, j job, d *monitors.Delivery, ch *m
 	}
 
 	p := &monitors.DeliveryAttemptRecordParams{ProjectID: d.ProjectID, DeliveryID: d.ID, StartedAt: started,
-		FinishedAt: finished, Outcome: monitors.AttemptSuccess}
+		FinishedAt: finished, Outcome: monitors.AttemptSuccess, Also: also}
 	res := result{verdict: verdictDone}
 	if err != nil {
 		p.Error = s.redact(ch, err.Error())

@@ -17,6 +17,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 
+	"github.com/vigilhq/vigil/manage"
 	"github.com/vigilhq/vigil/monitors"
 	"github.com/vigilhq/vigil/notifiers"
 	"github.com/vigilhq/vigil/notifiers/email"
@@ -46,6 +47,7 @@ const (
 type Store interface {
 	DeliveryGet(ctx context.Context, projectID string, id int64) (*monitors.Delivery, error)
 	DeliveryAttemptRecord(ctx context.Context, p *monitors.DeliveryAttemptRecordParams) (*monitors.DeliveryAttempt, error)
+	DeliveryGroup(ctx context.Context, projectID, channelID string, groupAt time.Time, limit int) ([]*monitors.Delivery, error)
 	IncidentRemind(ctx context.Context, p *monitors.IncidentRemindParams) ([]*monitors.IncidentEvent, error)
 	IncidentGet(ctx context.Context, projectID, id string) (*monitors.Incident, error)
 	MonitorGet(ctx context.Context, projectID, id string) (*monitors.Monitor, error)
@@ -95,6 +97,9 @@ type Config struct {
 	// StopTimeout bounds the wait for attempts in flight at shutdown; 0 is
 	// StopTimeoutDefault.
 	StopTimeout time.Duration
+	// Signer signs the "snooze 1 h" links of notifications (the server's
+	// secrets.Keyring); nil sends none.
+	Signer manage.Signer
 	// Logger receives a record per failed attempt; nil discards.
 	Logger *slog.Logger
 	// Registerer receives the delivery metrics; nil registers none.
@@ -107,6 +112,10 @@ type Config struct {
 	// rescueEvery is how often jobs left running by a process that died
 	// are looked for; 0 is rescueEveryDefault. Tests shorten it.
 	rescueEvery time.Duration
+	// groupPoll bounds one wait of a grouped delivery for its group's
+	// time; 0 is waitMax. Tests, whose clock River does not follow,
+	// shorten it.
+	groupPoll time.Duration
 }
 
 // Validate checks the operator's settings of c, and the SMTP server's when
@@ -154,6 +163,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.rescueEvery <= 0 {
 		c.rescueEvery = rescueEveryDefault
+	}
+	if c.groupPoll <= 0 {
+		c.groupPoll = waitMax
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
@@ -221,7 +233,8 @@ func newService[TTx any](driver riverdriver.Driver[TTx], cfg Config) (*Service, 
 		return nil, fmt.Errorf("new delivery service: %w", err)
 	}
 	client, err := river.NewClient(driver, &river.Config{
-		Queues:  map[string]river.QueueConfig{QueueName: {MaxWorkers: cfg.Workers}},
+		Queues: map[string]river.QueueConfig{QueueName: {MaxWorkers: cfg.Workers},
+			ReportQueueName: {MaxWorkers: reportWorkers}},
 		Workers: workers,
 		Logger:  cfg.Logger.With("component", "river"),
 		// A busy queue is fetched from at most this often: River's

@@ -126,6 +126,10 @@ func (a *Adviser) gap(spec ScheduleSpec, now time.Time) (time.Duration, bool) {
 //     when the next run pings within the grace, since that ping covers the
 //     missed occurrence (see the state machine's Missed rule). An interval
 //     schedule is measured from the last ping, so has no such gap.
+//   - early_seconds: it is at least half the shortest gap between runs: a
+//     run is taken for the coming occurrence only when it starts nearer
+//     to it than to the one before, so no run can start early by more than
+//     that, and early never opens.
 func (a *Adviser) Advise(m *Monitor, now time.Time) []Advice {
 	var out []Advice
 	gap, gapOK := a.gap(m.Schedule, now)
@@ -145,6 +149,11 @@ func (a *Adviser) Advise(m *Monitor, now time.Time) []Advice {
 		out = append(out, Advice{Field: "grace_seconds", Text: fmt.Sprintf(
 			"the grace of %s is not shorter than the %s between runs of the schedule %s: a run that never happens is not reported when the next run pings within the grace, since that ping counts for the missed occurrence; only a job that stops altogether is; make the grace shorter than %s",
 			FormatDuration(m.Grace()), FormatDuration(gap), m.Schedule.Describe(), FormatDuration(gap))})
+	}
+	if gapOK && m.EarlySeconds > 0 && m.Early() >= gap/2 {
+		out = append(out, Advice{Field: "early_seconds", Text: fmt.Sprintf(
+			"early_seconds of %s is not less than half the %s between runs of the schedule %s: a run counts for the coming occurrence only when it starts nearer to it than to the one before, so none can be found early by more than %s; make it shorter than %s",
+			FormatDuration(m.Early()), FormatDuration(gap), m.Schedule.Describe(), FormatDuration(gap/2), FormatDuration(gap/2))})
 	}
 	return out
 }

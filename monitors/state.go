@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -44,6 +45,9 @@ type State struct {
 	// Hold postpones time-driven rules whose due time fell inside an outage
 	// of Vigil itself; see [TimeOptions].
 	Hold *Hold `json:"hold,omitempty"`
+	// Held are the open incidents whose notification is held, by kind,
+	// with why (see [HeldNotice]).
+	Held map[IncidentKind]HeldNotice `json:"held,omitempty"`
 	// Ran is what the too_often rule remembers of the latest successful
 	// runs, kept only while it is on: for a cron or oncalendar schedule,
 	// the latest occurrences that had one, oldest first, each with the
@@ -55,7 +59,33 @@ type State struct {
 	// out, so that declaring it again says so.
 	Undeclared bool `json:"undeclared,omitempty"`
 	Notified   bool `json:"notified,omitempty"`
+	// LateOcc is the expected occurrence whose late rule has run (its
+	// monitor.late warning sent, or let go), so that it runs once.
+	LateOcc time.Time `json:"late_occ,omitzero"`
+	// Resolves are when incidents resolved within the last FlapWindow,
+	// oldest first, for the flapping rule.
+	Resolves []time.Time `json:"resolves,omitempty"`
+	// Flapping is when the monitor began flapping (its monitor.flapping
+	// notice), zero when it is not; FlapLast is when an incident last
+	// opened since.
+	Flapping time.Time `json:"flapping,omitzero"`
+	FlapLast time.Time `json:"flap_last,omitzero"`
 }
+
+// IsFlapping reports whether the monitor is flapping: its incidents are
+// recorded and shown but not notified.
+func (s *State) IsFlapping() bool { return !s.Flapping.IsZero() }
+
+// Flapping: a monitor whose incidents open and resolve more than
+// FlapThreshold times within FlapWindow is flapping. The opening that
+// follows FlapThreshold resolves within FlapWindow sends one
+// monitor.flapping notice; its incidents are then recorded, not
+// notified, until none has opened for a whole FlapWindow, when one
+// monitor.stable notice says so.
+const (
+	FlapThreshold = 3
+	FlapWindow    = time.Hour
+)
 
 // RetryWait is an announced retry that has not arrived yet: the head of
 // the retry chain of one occurrence.
@@ -132,7 +162,9 @@ func (s State) Clone() State {
 	s.Retries = slices.Clone(s.Retries)
 	s.Runs = slices.Clone(s.Runs)
 	s.Ran = slices.Clone(s.Ran)
+	s.Resolves = slices.Clone(s.Resolves)
 	s.Open = maps.Clone(s.Open)
+	s.Held = maps.Clone(s.Held)
 	if s.Missed != nil {
 		m := *s.Missed
 		s.Missed = &m
@@ -190,6 +222,22 @@ func (s State) UTC() State {
 		h.OutageEnd, h.Until = h.OutageEnd.UTC(), h.Until.UTC()
 		s.Hold = &h
 	}
+	if len(s.Held) > 0 {
+		held := make(map[IncidentKind]HeldNotice, len(s.Held))
+		for k, h := range s.Held {
+			h.CheckAt = h.CheckAt.UTC()
+			held[k] = h
+		}
+		s.Held = held
+	}
+	s.LateOcc, s.Flapping, s.FlapLast = s.LateOcc.UTC(), s.Flapping.UTC(), s.FlapLast.UTC()
+	if len(s.Resolves) > 0 {
+		rs := make([]time.Time, len(s.Resolves))
+		for i, t := range s.Resolves {
+			rs[i] = t.UTC()
+		}
+		s.Resolves = rs
+	}
 	if len(s.Ran) > 0 {
 		ran := make([]RanOcc, len(s.Ran))
 		for i, r := range s.Ran {
@@ -240,6 +288,9 @@ const (
 	// MonitorNotice is no incident: an event about the monitor itself
 	// (Event, such as monitor.undeclared), with its Summary.
 	MonitorNotice IncidentOp = "notice"
+	// IncidentRelease ends the hold of the open incident of its kind (see
+	// [HeldNotice]): its opened event is delivered now, once.
+	IncidentRelease IncidentOp = "release"
 )
 
 // IncidentChange is an incident transition decided by the state machine.
@@ -254,6 +305,11 @@ type IncidentChange struct {
 	RunSeq  int64
 	// Event is a MonitorNotice's event.
 	Event IncidentEventKind
+	// Held is set on an open or update whose notification is held: its
+	// event is recorded, and delivered to no channel (see [HeldNotice]).
+	// SuppressedBy is a held open's parent incident, if suppressed.
+	Held         bool
+	SuppressedBy string
 }
 
 // RunChange is a run to insert or update, keyed by (monitor, Seq).
@@ -307,6 +363,7 @@ func newMachine(m *Monitor) (*machine, error) {
 	s.Open = open
 	s.Retries = slices.Clone(s.Retries)
 	s.DeadlineDone = slices.Clone(s.DeadlineDone)
+	s.Resolves = slices.Clone(s.Resolves)
 	s.Ran = slices.Clone(s.Ran)
 	if s.Missed != nil {
 		mo := *s.Missed
@@ -316,12 +373,25 @@ func newMachine(m *Monitor) (*machine, error) {
 		h := *s.Hold
 		s.Hold = &h
 	}
+	held := make(map[IncidentKind]HeldNotice, len(s.Held))
+	for k, v := range s.Held {
+		held[k] = v
+	}
+	s.Held = held
 	return &machine{m: m, sched: sched, s: &s}, nil
 }
 
 // finish stores the new state and next deadline in the monitor.
 func (x *machine) finish() *Transition {
 	x.s.Status = x.status()
+	for k := range x.s.Held {
+		if !x.isOpen(k) {
+			delete(x.s.Held, k)
+		}
+	}
+	if len(x.s.Held) == 0 {
+		x.s.Held = nil
+	}
 	if len(x.s.Open) == 0 {
 		x.s.Open = nil
 	}
@@ -333,6 +403,9 @@ func (x *machine) finish() *Transition {
 	}
 	if len(x.s.DeadlineDone) == 0 {
 		x.s.DeadlineDone = nil
+	}
+	if len(x.s.Resolves) == 0 {
+		x.s.Resolves = nil
 	}
 	if len(x.s.Ran) == 0 || x.m.TooOften != TooOftenAlert {
 		x.s.Ran = nil
@@ -363,7 +436,9 @@ func (x *machine) status() Status {
 
 func (x *machine) open(kind IncidentKind, at time.Time, runSeq int64, summary string) {
 	if _, ok := x.s.Open[kind]; ok {
-		x.tr.Incidents = append(x.tr.Incidents, IncidentChange{Op: IncidentUpdate, Kind: kind, At: at, Summary: summary, RunSeq: runSeq})
+		// While snoozed, or while the incident is held, its news waits too.
+		held := x.isHeld(kind) || x.m.Snoozed(at)
+		x.tr.Incidents = append(x.tr.Incidents, IncidentChange{Op: IncidentUpdate, Kind: kind, At: at, Summary: summary, RunSeq: runSeq, Held: held})
 		return
 	}
 	if x.inMaintenance(at) {
@@ -372,7 +447,56 @@ func (x *machine) open(kind IncidentKind, at time.Time, runSeq int64, summary st
 		return
 	}
 	x.s.Open[kind] = at
-	x.tr.Incidents = append(x.tr.Incidents, IncidentChange{Op: IncidentOpen, Kind: kind, At: at, Summary: summary, RunSeq: runSeq})
+	ic := IncidentChange{Op: IncidentOpen, Kind: kind, At: at, Summary: summary, RunSeq: runSeq}
+	if h, ok := x.holdAt(at); ok {
+		x.s.Held[kind] = h
+		ic.Held, ic.SuppressedBy = true, h.Parent
+	}
+	x.tr.Incidents = append(x.tr.Incidents, ic)
+	x.flap(at)
+}
+
+// flap applies the flapping rule to an incident opening at at: the
+// opening after FlapThreshold resolves within FlapWindow begins flapping,
+// with one notice; while flapping, it only notes the opening.
+func (x *machine) flap(at time.Time) {
+	s := x.s
+	if s.IsFlapping() {
+		s.FlapLast = at
+		return
+	}
+	x.trimResolves(at)
+	if len(s.Resolves) < FlapThreshold {
+		return
+	}
+	s.Flapping, s.FlapLast, s.Resolves = at, at, nil
+	x.tr.Incidents = append(x.tr.Incidents, IncidentChange{Op: MonitorNotice, Event: EventMonitorFlapping, At: at,
+		Summary: fmt.Sprintf("%s is flapping: more than %d incidents opened and resolved within %s; its incidents are recorded but not notified until none opens for %s (now: %s)",
+			x.m.Name, FlapThreshold, FormatDuration(FlapWindow), FormatDuration(FlapWindow), x.openWords())})
+}
+
+// trimResolves forgets the resolves older than FlapWindow before at.
+func (x *machine) trimResolves(at time.Time) {
+	s := x.s
+	i := 0
+	for i < len(s.Resolves) && !s.Resolves[i].After(at.Add(-FlapWindow)) {
+		i++
+	}
+	s.Resolves = s.Resolves[i:]
+}
+
+// openWords names the open incidents: "down, missed open since ...", or "up".
+func (x *machine) openWords() string {
+	var open []string
+	for _, k := range IncidentKinds {
+		if at, ok := x.s.Open[k]; ok {
+			open = append(open, fmt.Sprintf("%s since %s", k, x.fmtTime(at)))
+		}
+	}
+	if len(open) == 0 {
+		return "no incident open"
+	}
+	return "open: " + strings.Join(open, ", ")
 }
 
 func (x *machine) resolve(kind IncidentKind, at time.Time, summary string) {
@@ -380,7 +504,20 @@ func (x *machine) resolve(kind IncidentKind, at time.Time, summary string) {
 		return
 	}
 	delete(x.s.Open, kind)
-	x.tr.Incidents = append(x.tr.Incidents, IncidentChange{Op: IncidentResolve, Kind: kind, At: at, Summary: summary})
+	op := IncidentResolve
+	if x.isHeld(kind) {
+		// No one was told it opened: it ends without a word.
+		delete(x.s.Held, kind)
+		op = IncidentClose
+	}
+	x.tr.Incidents = append(x.tr.Incidents, IncidentChange{Op: op, Kind: kind, At: at, Summary: summary})
+	if !x.s.IsFlapping() {
+		x.trimResolves(at)
+		x.s.Resolves = append(x.s.Resolves, at)
+		if len(x.s.Resolves) > FlapThreshold {
+			x.s.Resolves = x.s.Resolves[len(x.s.Resolves)-FlapThreshold:]
+		}
+	}
 }
 
 func (x *machine) isOpen(kind IncidentKind) bool {
@@ -486,6 +623,7 @@ func (x *machine) ping(p *Ping) {
 		// one waits for its source to declare it again.
 		return
 	}
+	x.release(p.At)
 	o := x.occurrence(p)
 	rs := x.runStart(p, o)
 	o = rs.occ
@@ -589,7 +727,9 @@ func (x *machine) runStart(p *Ping, o occRef) runStart {
 	}
 	if p.DurationMS != nil && p.Kind != PingStart {
 		rs.at = p.At.Add(-time.Duration(*p.DurationMS) * time.Millisecond)
-		if !o.keyed {
+		// The occurrence by the start matters to the run rules only;
+		// without them a ping costs no more schedule arithmetic.
+		if !o.keyed && (x.m.EarlySeconds > 0 || x.m.TooOften == TooOftenAlert) {
 			rs.occ.at = x.occurrenceAt(rs.at)
 		}
 	}
@@ -636,6 +776,9 @@ func (x *machine) judgeEarly(p *Ping, rs runStart) {
 		x.open(IncidentEarly, p.At, x.s.RunSeq+1, fmt.Sprintf("%s: a run started at %s, %s before its occurrence of %s (early_seconds: %s)",
 			x.m.Name, x.fmtTime(rs.at), FormatDuration(by), x.fmtTime(rs.occ.at), FormatDuration(x.m.Early())))
 		return
+	}
+	if !x.isOpen(IncidentEarly) {
+		return // nothing to resolve: no summary to write
 	}
 	x.resolve(IncidentEarly, p.At, fmt.Sprintf("a run started at %s, on time for its occurrence of %s", x.fmtTime(rs.at), x.fmtTime(rs.occ.at)))
 }
@@ -850,11 +993,24 @@ func (x *machine) judgeRuntime(p *Ping, run Run) {
 	d := time.Duration(*run.DurationMS) * time.Millisecond
 	if d < minRT {
 		x.open(IncidentTooFast, p.At, run.Seq, fmt.Sprintf("%s: run %s succeeded at %s after only %s, less than its min runtime of %s",
-			x.m.Name, runName(run.RID, run.Seq), x.fmtTime(p.At), FormatDuration(d), FormatDuration(minRT)))
+			x.m.Name, runName(run.RID, run.Seq), x.fmtTime(p.At), runtimeWords(d), FormatDuration(minRT)))
+		return
+	}
+	if !x.isOpen(IncidentTooFast) {
 		return
 	}
 	x.resolve(IncidentTooFast, p.At, fmt.Sprintf("run %s succeeded at %s after %s (min runtime %s)",
-		runName(run.RID, run.Seq), x.fmtTime(p.At), FormatDuration(d), FormatDuration(minRT)))
+		runName(run.RID, run.Seq), x.fmtTime(p.At), runtimeWords(d), FormatDuration(minRT)))
+}
+
+// runtimeWords says how long a run took: to a tenth of a second under a
+// minute ("1.5s", "0s"), where whole seconds would round a 1.5 s run up
+// to 2, and as FormatDuration above.
+func runtimeWords(d time.Duration) string {
+	if d < time.Minute {
+		return d.Round(100 * time.Millisecond).String()
+	}
+	return FormatDuration(d)
 }
 
 // countRun applies too_often to a successful run that started at started,
@@ -878,7 +1034,7 @@ func (x *machine) countRun(p *Ping, seq int64, occ, started time.Time, retry boo
 			case gap < half && !x.isOpen(IncidentTooOften):
 				x.open(IncidentTooOften, p.At, seq, fmt.Sprintf("%s: a run started at %s, %s after the one before (%s); too_often allows no less than half the interval of %s",
 					x.m.Name, x.fmtTime(started), FormatDuration(max(gap, 0)), x.fmtTime(prev), FormatDuration(iv.Every)))
-			case gap >= half:
+			case gap >= half && x.isOpen(IncidentTooOften):
 				x.resolve(IncidentTooOften, p.At, fmt.Sprintf("a run started at %s, %s after the one before", x.fmtTime(started), FormatDuration(gap)))
 			}
 		}
@@ -898,7 +1054,7 @@ func (x *machine) countRun(p *Ping, seq int64, occ, started time.Time, retry boo
 		}
 		return
 	}
-	if i == len(s.Ran) && i > 0 && s.Ran[i-1].Runs <= 1 {
+	if i == len(s.Ran) && i > 0 && s.Ran[i-1].Runs <= 1 && x.isOpen(IncidentTooOften) {
 		// The occurrence before ran once: the runs are back to the schedule.
 		x.resolve(IncidentTooOften, p.At, fmt.Sprintf("the occurrence of %s ran once", x.fmtTime(s.Ran[i-1].At)))
 	}
@@ -1006,6 +1162,21 @@ const (
 	ruleStuck
 	// ruleDeadline: an occurrence had no success by its deadline.
 	ruleDeadline
+	// ruleRelease: the hold of an incident's notification ends (a snooze
+	// ran out), or a suppressed one's parents are looked at again; see
+	// [HeldNotice]. It is listed first: a hold that ended is over before
+	// the pass opens anything.
+	ruleRelease
+	// ruleLate: halfway through the grace of the expected occurrence,
+	// with no ping yet, a monitor.late warning (no incident), once per
+	// occurrence; only for a monitor with a channel that takes it
+	// (Monitor.NotifyLate). Halfway, not at the expected time itself: a
+	// job that pings when it ends is late by its run time every time, and
+	// a warning then would be noise; halfway still leaves half the grace
+	// to act before the page.
+	ruleLate
+	// ruleStable: a flapping monitor opened no incident for FlapWindow.
+	ruleStable
 	numRuleKinds
 )
 
@@ -1028,12 +1199,18 @@ func (m *Monitor) timeRules() []timeRule {
 		return nil
 	}
 	var rules []timeRule
+	if at := m.releaseAt(); !at.IsZero() {
+		rules = append(rules, timeRule{kind: ruleRelease, at: at})
+	}
 	grace := m.Grace()
 	if _, open := s.Open[IncidentMissed]; !open {
 		for i, r := range s.Retries {
 			rules = append(rules, timeRule{kind: ruleRetry, at: r.At.Add(grace), i: i})
 		}
 		if !s.Expected.IsZero() {
+			if m.NotifyLate && grace > 0 && !s.LateOcc.Equal(s.Expected) {
+				rules = append(rules, timeRule{kind: ruleLate, at: s.Expected.Add(grace / 2)})
+			}
 			rules = append(rules, timeRule{kind: ruleExpected, at: s.Expected.Add(grace)})
 		}
 	}
@@ -1046,6 +1223,9 @@ func (m *Monitor) timeRules() []timeRule {
 	}
 	if _, open := s.Open[IncidentDeadline]; !open && m.Deadline() > 0 && !s.DeadlineOcc.IsZero() {
 		rules = append(rules, timeRule{kind: ruleDeadline, at: s.DeadlineOcc.Add(m.Deadline())})
+	}
+	if s.IsFlapping() {
+		rules = append(rules, timeRule{kind: ruleStable, at: s.FlapLast.Add(FlapWindow)})
 	}
 	return rules
 }
@@ -1137,16 +1317,45 @@ func (x *machine) time(now time.Time, opts TimeOptions) {
 	}
 	maxRT := x.m.MaxRuntime()
 	for _, rule := range x.m.timeRules() {
-		if rule.kind != ruleRetry {
+		if rule.kind != ruleRetry && rule.kind != ruleRelease {
 			settleRetries()
 		}
 		var fire bool
 		switch rule.kind {
+		case ruleRelease:
+			// Not held by an outage of Vigil: a hold only ever ends.
+			if !rule.at.After(now) {
+				x.release(now)
+			}
 		case ruleRetry:
 			fire, hold = due(rule.at, now, grace, opts, x.m.Maintenance, hold)
 			if fire && (silent < 0 || s.Retries[rule.i].At.Before(s.Retries[silent].At)) {
 				silent = rule.i
 			}
+		case ruleLate:
+			if x.isOpen(IncidentMissed) || s.LateOcc.Equal(s.Expected) {
+				continue
+			}
+			if fire, hold = due(rule.at, now, grace, opts, x.m.Maintenance, hold); fire {
+				s.LateOcc = s.Expected
+				// Not in maintenance, and not when the missed incident is
+				// due as well (the evaluator came late): then the warning
+				// would come with the page, or instead of nothing.
+				if !x.inMaintenance(now) && now.Before(s.Expected.Add(grace)) {
+					x.tr.Incidents = append(x.tr.Incidents, IncidentChange{Op: MonitorNotice, Event: EventMonitorLate, At: now,
+						Summary: fmt.Sprintf("%s is late: it did not %s; it is missed at %s (grace %s) unless a ping comes first; last ping: %s",
+							x.m.Name, x.expectedPhrase(), x.fmtTime(s.Expected.Add(grace)), FormatDuration(grace), x.lastSeen(now))})
+				}
+			}
+		case ruleStable:
+			if !s.IsFlapping() || now.Before(rule.at) {
+				continue
+			}
+			since := s.Flapping
+			s.Flapping, s.FlapLast, s.Resolves = time.Time{}, time.Time{}, nil
+			x.tr.Incidents = append(x.tr.Incidents, IncidentChange{Op: MonitorNotice, Event: EventMonitorStable, At: now,
+				Summary: fmt.Sprintf("%s is stable again: no incident opened for %s (flapping since %s); its incidents are notified again (now: %s)",
+					x.m.Name, FormatDuration(FlapWindow), x.fmtTime(since), x.openWords())})
 		case ruleExpected:
 			if x.isOpen(IncidentMissed) {
 				continue
@@ -1202,7 +1411,7 @@ func (m *Monitor) NextDeadline() *time.Time {
 	var best time.Time
 	for _, r := range m.timeRules() {
 		t := r.at
-		if h := m.State.Hold; h != nil && !t.After(h.OutageEnd) && t.Before(h.Until) {
+		if h := m.State.Hold; h != nil && r.kind != ruleRelease && !t.After(h.OutageEnd) && t.Before(h.Until) {
 			t = h.Until
 		}
 		if best.IsZero() || t.Before(best) {
@@ -1331,7 +1540,7 @@ func Resume(m *Monitor, now time.Time) (*Transition, error) {
 func (x *machine) clean() {
 	s := x.s
 	*s = State{RunSeq: s.RunSeq, LastPingAt: s.LastPingAt, LastPingKind: s.LastPingKind,
-		LastSuccessAt: s.LastSuccessAt, Open: s.Open, Undeclared: s.Undeclared, Notified: s.Notified}
+		LastSuccessAt: s.LastSuccessAt, Open: s.Open, Held: s.Held, Undeclared: s.Undeclared, Notified: s.Notified}
 }
 
 // Reconfigure recomputes m's state at now after a person or a source changed
@@ -1344,6 +1553,11 @@ func Reconfigure(m *Monitor, now time.Time) (*Transition, error) {
 		return nil, err
 	}
 	s := x.s
+	if !m.Paused {
+		// depends_on may have changed: a hold whose parents are no longer
+		// depended on ends now.
+		x.release(now)
+	}
 	if m.Paused || s.Expected.IsZero() {
 		return x.finish(), nil
 	}

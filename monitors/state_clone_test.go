@@ -19,7 +19,8 @@ func TestStateCloneSharesNothing(t *testing.T) {
 		DeadlineOcc: at, DeadlineDone: []time.Time{at}, Retries: []RetryWait{{At: at, Attempt: 2, FailAt: at}},
 		Missed: &MissedOcc{Occ: at}, Runs: []OpenRun{{Seq: 1, StartedAt: at}}, RunSeq: 1, Failures: 1, Successes: 1,
 		Open: map[IncidentKind]time.Time{IncidentMissed: at}, Hold: &Hold{OutageEnd: at, Until: at}, Ran: []RanOcc{{At: at, Runs: 2}},
-		Undeclared: true, Notified: true}
+		Held:       map[IncidentKind]HeldNotice{IncidentMissed: {Snooze: true}},
+		Undeclared: true, Notified: true, LateOcc: at, Resolves: []time.Time{at}, Flapping: at, FlapLast: at}
 	v := reflect.ValueOf(s)
 	for i := range v.NumField() {
 		require.False(t, v.Field(i).IsZero(), "the test sets every field: %s", v.Type().Field(i).Name)

@@ -153,6 +153,11 @@ type Store interface {
 	// the given IDs, each with its attempts oldest first, ordered by
 	// incident, event and channel.
 	DeliveryList(ctx context.Context, p *DeliveryListParams) ([]*Delivery, error)
+	// DeliveryGroup returns the pending incident.opened deliveries of the
+	// project to that channel whose group goes out at groupAt, by ID, at
+	// most limit of them, with their events' times and summaries: the
+	// members of one incidents.grouped message (see [Delivery.GroupAt]).
+	DeliveryGroup(ctx context.Context, projectID, channelID string, groupAt time.Time, limit int) ([]*Delivery, error)
 	// IncidentRemind records an incident.reminder event for each open
 	// incident opened, or last reminded, p.Interval or more before p.Now,
 	// with its deliveries, in one transaction, and returns the events.

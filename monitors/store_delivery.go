@@ -53,6 +53,12 @@ type Delivery struct {
 	CreatedAt     time.Time
 	NextAttemptAt *time.Time
 	FinishedAt    *time.Time
+	// GroupAt is set on an incident.opened delivery to a channel that
+	// gathers incidents (group_seconds): when its group goes out. Every
+	// pending delivery of the channel with the same GroupAt is one group,
+	// sent in one message by the delivery of the lowest ID; the others
+	// wait for it (WaitsFor) and share its outcome.
+	GroupAt *time.Time
 
 	// WaitsFor is set by [Store.DeliveryGet] while an earlier event of the
 	// same incident is still pending to the same channel: that delivery's
@@ -101,6 +107,10 @@ type DeliveryAttemptRecordParams struct {
 	Error      string
 	// NextAttemptAt is required with AttemptRetry, and ignored otherwise.
 	NextAttemptAt *time.Time
+	// Also are the other deliveries the attempt carried (the members of
+	// an incidents.grouped message): each of those still pending gets the
+	// same attempt, in the same transaction.
+	Also []int64
 }
 
 // DeliveryListParams select [Store.DeliveryList] results.

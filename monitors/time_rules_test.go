@@ -25,28 +25,29 @@ func TestTimeRulesOneList(t *testing.T) {
 		return m
 	}
 	fixtures := map[ruleKind]struct {
-		m    func() *Monitor
-		at   time.Time
-		want IncidentKind // opened when the rule fires; "" for none
+		m      func() *Monitor
+		at     time.Time
+		want   IncidentKind      // opened when the rule fires; "" for none
+		notice IncidentEventKind // the monitor notice it sends, if any
 	}{
 		ruleRetry: {func() *Monitor {
 			m := base()
 			m.State.Status = StatusRetrying
 			m.State.Retries = []RetryWait{{At: t0.Add(time.Hour), FailAt: t0, Occ: t0}}
 			return m
-		}, t0.Add(time.Hour + 5*time.Minute), IncidentMissed},
+		}, t0.Add(time.Hour + 5*time.Minute), IncidentMissed, ""},
 		ruleExpected: {func() *Monitor {
 			m := base()
 			m.State.Expected = t0
 			return m
-		}, t0.Add(5 * time.Minute), IncidentMissed},
+		}, t0.Add(5 * time.Minute), IncidentMissed, ""},
 		ruleStuck: {func() *Monitor {
 			m := base()
 			m.State.Status = StatusRunning
 			m.State.Runs = []OpenRun{{Seq: 1, StartedAt: t0}}
 			m.State.RunSeq = 1
 			return m
-		}, t0.Add(10 * time.Minute), IncidentStuck},
+		}, t0.Add(10 * time.Minute), IncidentStuck, ""},
 		ruleAbandon: {func() *Monitor {
 			m := base()
 			m.State.Status = StatusDown
@@ -54,13 +55,33 @@ func TestTimeRulesOneList(t *testing.T) {
 			m.State.RunSeq = 1
 			m.State.Open = map[IncidentKind]time.Time{IncidentStuck: t0.Add(10 * time.Minute)}
 			return m
-		}, t0.Add(10*time.Minute + AbandonAfter), ""},
+		}, t0.Add(10*time.Minute + AbandonAfter), "", ""},
 		ruleDeadline: {func() *Monitor {
 			m := base()
 			m.DeadlineSeconds = 3600
 			m.State.DeadlineOcc = t0
 			return m
-		}, t0.Add(time.Hour), IncidentDeadline},
+		}, t0.Add(time.Hour), IncidentDeadline, ""},
+		ruleRelease: {func() *Monitor {
+			m := base()
+			m.State.Status = StatusDown
+			until := t0.Add(time.Hour)
+			m.SnoozedUntil = &until
+			m.State.Open = map[IncidentKind]time.Time{IncidentFailed: t0}
+			m.State.Held = map[IncidentKind]HeldNotice{IncidentFailed: {Snooze: true}}
+			return m
+		}, t0.Add(time.Hour), "", ""},
+		ruleLate: {func() *Monitor {
+			m := base()
+			m.NotifyLate = true
+			m.State.Expected = t0
+			return m
+		}, t0.Add(150 * time.Second), "", EventMonitorLate},
+		ruleStable: {func() *Monitor {
+			m := base()
+			m.State.Flapping, m.State.FlapLast = t0.Add(-time.Hour), t0
+			return m
+		}, t0.Add(FlapWindow), "", EventMonitorStable},
 	}
 	require.Len(t, fixtures, int(numRuleKinds), "a fixture for every kind of time rule")
 	for kind, fx := range fixtures {
@@ -86,14 +107,24 @@ func TestTimeRulesOneList(t *testing.T) {
 		require.NoError(t, err)
 		require.False(t, tr.Empty(), "kind %d: listed, but ApplyTime does not fire it", kind)
 		var opened []IncidentKind
+		var notices []IncidentEventKind
 		for _, c := range tr.Incidents {
-			if c.Op == IncidentOpen {
+			switch c.Op {
+			case IncidentOpen:
 				opened = append(opened, c.Kind)
+			case MonitorNotice:
+				notices = append(notices, c.Event)
 			}
 		}
-		if fx.want != "" {
+		switch {
+		case fx.want != "":
 			require.Equal(t, []IncidentKind{fx.want}, opened, "kind %d", kind)
-		} else {
+		case kind == ruleRelease:
+			require.Equal(t, IncidentRelease, tr.Incidents[0].Op, "kind %d", kind)
+		case fx.notice != "":
+			require.Empty(t, opened, "kind %d", kind)
+			require.Equal(t, []IncidentEventKind{fx.notice}, notices, "kind %d", kind)
+		default:
 			require.Empty(t, m.State.Runs, "kind %d: the run is abandoned", kind)
 		}
 		for _, r := range m.timeRules() {

@@ -36,21 +36,37 @@ const (
 	// channels that page (see plan.Route).
 	EventMonitorUndeclared Event = "monitor.undeclared"
 	EventMonitorRedeclared Event = "monitor.redeclared"
+	// EventMonitorLate warns that a monitor is halfway through its grace
+	// without a ping, before its missed incident; only to channels with
+	// notify_late.
+	EventMonitorLate Event = "monitor.late"
+	// EventMonitorFlapping says that a monitor's incidents open and
+	// resolve too often, and are not notified until EventMonitorStable.
+	EventMonitorFlapping Event = "monitor.flapping"
+	EventMonitorStable   Event = "monitor.stable"
+	// EventGrouped lists the incidents of a project that opened together
+	// (Group), in one message, to a channel with group_seconds. Each
+	// incident still has its own recovery.
+	EventGrouped Event = "incidents.grouped"
 )
 
 // IsMonitorEvent reports whether e is about a monitor, not an incident.
 func (e Event) IsMonitorEvent() bool {
-	return e == EventMonitorUndeclared || e == EventMonitorRedeclared
+	switch e {
+	case EventMonitorUndeclared, EventMonitorRedeclared, EventMonitorLate, EventMonitorFlapping, EventMonitorStable:
+		return true
+	}
+	return false
 }
 
 // Valid reports whether e is one of the known events.
 func (e Event) Valid() bool {
 	switch e {
-	case EventOpened, EventResolved, EventUpdated, EventReminder, EventTest, EventMonitorUndeclared, EventMonitorRedeclared,
+	case EventOpened, EventResolved, EventUpdated, EventReminder, EventTest, EventGrouped,
 		EventReportWeekly, EventReportMonthly:
 		return true
 	}
-	return false
+	return e.IsMonitorEvent()
 }
 
 // IncidentKind is why an incident was opened.
@@ -105,6 +121,10 @@ type Notification struct {
 	// BaseURL is the public URL of this Vigil (VIGIL_BASE_URL), used for
 	// links when Monitor.URL is empty.
 	BaseURL string
+	// SnoozeURL is a signed link that snoozes the monitor for an hour
+	// without a sign-in ("snooze 1 h"); empty when there is none (a
+	// recovery, a test, a monitor event).
+	SnoozeURL string
 	// EventAt is when the event happened: for a monitor event, when its
 	// source stopped, or started again, declaring it. Zero when unknown.
 	EventAt time.Time
@@ -119,9 +139,18 @@ type Notification struct {
 	// failing ping), nil when time opened it or the ping is no longer
 	// kept. Its Body is empty when the monitor's notify_output is off.
 	Ping *Ping
+	// Group are the incidents an incidents.grouped notification lists,
+	// in the order they opened; Incident and Monitor are the first's.
+	Group []GroupItem
 	// Report is set, and only, for a report event (report.weekly,
 	// report.monthly), which has no incident and no monitor.
 	Report *Report
+}
+
+// GroupItem is one incident of an incidents.grouped notification.
+type GroupItem struct {
+	Incident Incident
+	Monitor  Monitor
 }
 
 // Run is the part of a notification that describes a run.
@@ -202,10 +231,10 @@ type Monitor struct {
 // the incident id. A test notification without an incident gets a key made
 // from its monitor and time, so that a retried test is still one alert.
 func (n *Notification) DedupKey() string {
-	if n.Incident.ID != "" {
+	if n.Incident.ID != "" && n.Event != EventGrouped {
 		return n.Incident.ID
 	}
-	if (n.Event.IsMonitorEvent() || n.Event.IsReport()) && n.DeliveryID != "" {
+	if (n.Event.IsMonitorEvent() || n.Event.IsReport() || n.Event == EventGrouped) && n.DeliveryID != "" {
 		return "vigil-" + n.DeliveryID // the same for every attempt
 	}
 	return "vigil-test-" + n.Monitor.ID + "-" + strconv.FormatInt(n.SentAt.UnixNano(), 36)
@@ -252,6 +281,9 @@ func (n *Notification) MonitorName() string {
 // Link is the page to send a reader to: the monitor's dashboard URL, or the
 // base URL of this Vigil when the monitor has none.
 func (n *Notification) Link() string {
+	if n.Event == EventGrouped && n.BaseURL != "" {
+		return n.BaseURL + "/" // the dashboard's list of monitors
+	}
 	if n.Report != nil && n.Report.URL != "" {
 		return n.Report.URL
 	}
@@ -284,10 +316,36 @@ func (n *Notification) Headline() string {
 		return fmt.Sprintf("UNDECLARED %s: no longer declared by its source", name)
 	case EventMonitorRedeclared:
 		return fmt.Sprintf("DECLARED AGAIN %s: watched again", name)
+	case EventMonitorLate:
+		return fmt.Sprintf("LATE %s: no ping yet, missed soon", name)
+	case EventMonitorFlapping:
+		return fmt.Sprintf("FLAPPING %s: incidents open and resolve too often; quiet until stable", name)
+	case EventMonitorStable:
+		return fmt.Sprintf("STABLE %s: no longer flapping", name)
+	case EventGrouped:
+		return fmt.Sprintf("DOWN %s: %s", n.groupNames(3), n.KindWords())
 	case EventReportWeekly, EventReportMonthly:
 		return n.reportHeadline()
 	}
 	return fmt.Sprintf("DOWN %s: %s", name, n.KindWords())
+}
+
+// groupNames names the monitors of a group, at most max of them:
+// "nightly-import, backup-db and 18 more".
+func (n *Notification) groupNames(max int) string {
+	var names []string
+	seen := map[string]bool{}
+	for _, g := range n.Group {
+		name := (&Notification{Monitor: g.Monitor}).MonitorName()
+		if !seen[name] {
+			seen[name] = true
+			names = append(names, name)
+		}
+	}
+	if len(names) <= max {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:max], ", "), len(names)-max)
 }
 
 // KindWords says what happened in a few words: "missed", "failed",
@@ -301,6 +359,14 @@ func (n *Notification) KindWords() string {
 		return "no longer declared"
 	case EventMonitorRedeclared:
 		return "declared again"
+	case EventMonitorLate:
+		return "late"
+	case EventMonitorFlapping:
+		return "flapping"
+	case EventMonitorStable:
+		return "stable again"
+	case EventGrouped:
+		return fmt.Sprintf("%d incidents opened together", len(n.Group))
 	}
 	switch n.Incident.Kind {
 	case IncidentFailed:
@@ -357,6 +423,9 @@ func (n *Notification) attempt() (int, bool) {
 	}
 	return attempt, retry
 }
+
+// SnoozeLinkText is the words of [Notification.SnoozeURL]'s link.
+const SnoozeLinkText = "Snooze 1 h"
 
 // RunURL is the dashboard page of the incident's run, or "" when none.
 func (n *Notification) RunURL() string {
@@ -478,6 +547,13 @@ func (n *Notification) FormatZoned(t time.Time) string {
 // Summary is the incident's summary, or a sentence made from the event when
 // the incident has none.
 func (n *Notification) Summary() string {
+	if n.Event == EventGrouped {
+		lines := n.GroupLines()
+		for i, l := range lines {
+			lines[i] = "• " + l
+		}
+		return strings.Join(lines, "\n")
+	}
 	if n.Incident.Summary != "" {
 		return n.Incident.Summary
 	}
@@ -490,10 +566,35 @@ func (n *Notification) Summary() string {
 		return n.MonitorName() + " is no longer declared by its source."
 	case EventMonitorRedeclared:
 		return n.MonitorName() + " is declared again by its source."
+	case EventMonitorLate:
+		return n.MonitorName() + " has not pinged since it was expected."
+	case EventMonitorFlapping:
+		return n.MonitorName() + " is flapping."
+	case EventMonitorStable:
+		return n.MonitorName() + " is stable again."
 	case EventReportWeekly, EventReportMonthly:
 		return n.reportSummary()
 	}
 	return fmt.Sprintf("%s: incident (%s).", n.MonitorName(), n.Incident.Kind)
+}
+
+// GroupLines lists the incidents of an incidents.grouped notification,
+// one line each: the incident's summary, led by its monitor's name when
+// the summary does not begin with it.
+func (n *Notification) GroupLines() []string {
+	out := make([]string, 0, len(n.Group))
+	for _, g := range n.Group {
+		name := (&Notification{Monitor: g.Monitor}).MonitorName()
+		line := g.Incident.Summary
+		if line == "" {
+			line = string(g.Incident.Kind)
+		}
+		if !strings.HasPrefix(line, name) {
+			line = name + " (" + string(g.Incident.Kind) + "): " + line
+		}
+		out = append(out, line)
+	}
+	return out
 }
 
 // Tone is how a notification reads at a glance; each kind maps it to its
@@ -505,15 +606,17 @@ const (
 	ToneDown   Tone = "down"   // an incident opened
 	ToneUp     Tone = "up"     // an incident resolved
 	ToneUpdate Tone = "update" // news of an open incident: an update, a reminder
-	ToneNotice Tone = "notice" // news about a monitor, not an alert: monitor.undeclared, monitor.redeclared
+	ToneNotice Tone = "notice" // news about a monitor, not an alert: monitor.undeclared, monitor.redeclared, monitor.flapping, monitor.stable
 	ToneTest   Tone = "test"   // a test notification
 )
 
 // Tone is the notification's tone.
 func (n *Notification) Tone() Tone {
 	switch {
-	case n.Event == EventOpened:
+	case n.Event == EventOpened, n.Event == EventGrouped:
 		return ToneDown
+	case n.Event == EventMonitorLate:
+		return ToneUpdate
 	case n.Event == EventResolved:
 		return ToneUp
 	case n.Event == EventTest:
@@ -547,6 +650,18 @@ func (n *Notification) Facts() []Fact {
 		if value != "" {
 			facts = append(facts, Fact{Label: label, Value: value})
 		}
+	}
+	if n.Event == EventGrouped {
+		add("Incidents", strconv.Itoa(len(n.Group)))
+		if len(n.Group) > 0 {
+			first, last := n.Group[0].Incident.OpenedAt, n.Group[len(n.Group)-1].Incident.OpenedAt
+			opened := FormatTime(first)
+			if !last.Equal(first) {
+				opened += " to " + last.UTC().Format("15:04:05") + " UTC"
+			}
+			add("Opened", opened)
+		}
+		return facts
 	}
 	switch n.Event {
 	case EventMonitorUndeclared, EventMonitorRedeclared:
@@ -663,7 +778,10 @@ func (n *Notification) duration() string {
 func (n *Notification) Validate() error {
 	var errs []error
 	if !n.Event.Valid() {
-		errs = append(errs, fmt.Errorf("event %q is not one of incident.opened, incident.resolved, incident.updated, incident.reminder, monitor.undeclared, monitor.redeclared, report.weekly, report.monthly, test", n.Event))
+		errs = append(errs, fmt.Errorf("event %q is not one of incident.opened, incident.resolved, incident.updated, incident.reminder, incidents.grouped, monitor.undeclared, monitor.redeclared, monitor.late, monitor.flapping, monitor.stable, report.weekly, report.monthly, test", n.Event))
+	}
+	if n.Event == EventGrouped && len(n.Group) == 0 {
+		errs = append(errs, errors.New("incidents.grouped lists no incident"))
 	}
 	if n.Event.IsReport() && n.Report == nil {
 		errs = append(errs, errors.New("report event has no report"))

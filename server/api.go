@@ -22,6 +22,11 @@ func (s *Server) mountAPI(e *echo.Echo) {
 		cfg.ChannelTester = t
 	}
 	cfg.Deliveries = s.deliveryLister()
+	cfg.StatusPagesChanged = func(projectID string, slugs ...string) {
+		if w := s.web.Load(); w != nil {
+			w.StatusPagesChanged(projectID, slugs...)
+		}
+	}
 	h, err := api.New(cfg)
 	if err != nil {
 		// Only registering metrics can fail: serve the API without them

@@ -254,3 +254,121 @@ func TestReadmeRunRulesExamples(t *testing.T) {
 	_, err = srv.Store().MonitorGetBySlug(context.Background(), srv.Bootstrapped.Project.ID, "queue-drain")
 	require.ErrorIs(t, err, monitors.ErrNotFound, "nothing stored")
 }
+
+// TestReadmeReportExamples runs the curl examples of the README's
+// "Reports" section against a real server: a channel's report is set,
+// changed, stopped, and refused on a kind that pages, naming the field.
+func TestReadmeReportExamples(t *testing.T) {
+	t.Parallel()
+	srv, base, key := startServer(t)
+	section := readmeSection(t, "### Reports")
+	if j := strings.Index(section, "\n### "); j >= 0 {
+		section = section[:j]
+	}
+	var script strings.Builder
+	for _, m := range shBlockRE.FindAllStringSubmatch(section, -1) {
+		script.WriteString(m[1])
+		script.WriteString("\n")
+	}
+	require.Contains(t, script.String(), `"report": "weekly"`)
+	for _, tool := range []string{"bash", "curl", "jq"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed", tool)
+		}
+	}
+	cmd := exec.Command("bash", "-euo", "pipefail", "-c", script.String())
+	cmd.Env = append(os.Environ(), "VIGIL_URL="+base, "VIGIL_API_KEY="+key)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	require.NoError(t, cmd.Run(), "the README's examples failed:\n%s\n%s", out.String(), errOut.String())
+	require.Contains(t, out.String(), `"report": "weekly"`)
+	require.Contains(t, out.String(), `{"report":"monthly"}`)
+	require.Contains(t, out.String(), `{"report":null}`, "null stops the reports: the field is absent")
+	require.Contains(t, out.String(), `"field":"report"`)
+	chs, err := srv.Store().ChannelList(context.Background(), &monitors.ChannelListParams{ProjectID: srv.Bootstrapped.Project.ID})
+	require.NoError(t, err)
+	require.Len(t, chs, 1, "the pagerduty channel was refused")
+	require.Equal(t, monitors.ReportNone, chs[0].Report)
+}
+
+// TestReadmeStatusPageExamples runs the curl examples of the README's
+// "Status pages" section against a real server: a page made unpublished
+// (404), published, a note on the incident of a failing monitor, and the
+// public JSON and feed showing the public name and the note.
+func TestReadmeStatusPageExamples(t *testing.T) {
+	t.Parallel()
+	srv, base, key := startServer(t)
+	section := readmeSection(t, "## Status pages")
+	var script strings.Builder
+	for _, m := range shBlockRE.FindAllStringSubmatch(section, -1) {
+		script.WriteString(m[1])
+		script.WriteString("\n")
+	}
+	require.Contains(t, script.String(), "/api/v1/status-pages")
+	for _, tool := range []string{"bash", "curl", "jq"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed", tool)
+		}
+	}
+	cmd := exec.Command("bash", "-euo", "pipefail", "-c", script.String())
+	cmd.Env = append(os.Environ(), "VIGIL_URL="+base, "VIGIL_API_KEY="+key)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	require.NoError(t, cmd.Run(), "the README's examples failed:\n%s\n%s", out.String(), errOut.String())
+	got := out.String()
+	require.True(t, strings.HasPrefix(got, "404\n"), "unpublished first:\n%s", got)
+	require.Contains(t, got, `"published":true`)
+	require.Contains(t, got, `"body":"The backup disk is full; we are clearing it and will re-run tonight."`)
+	require.Contains(t, got, `"name": "Database backup"`)
+	require.Contains(t, got, `"status_text": "Down: failed run"`)
+	require.Contains(t, got, "<title>Database backup: failed run</title>")
+	require.NotContains(t, got, `"pg-dump-nightly"`+"\n", "the public JSON does not name it")
+	pages, err := srv.Store().StatusPageList(context.Background(), srv.Bootstrapped.Project.ID)
+	require.NoError(t, err)
+	require.Len(t, pages, 1)
+	require.True(t, pages[0].Published)
+}
+
+// TestReadmeAlertingExamples runs the curl examples of the README's
+// sections on the late warning, grouping and flapping against a real
+// server: the fields are set and refused as they say, and four failures
+// and recoveries in a row make a monitor flap.
+func TestReadmeAlertingExamples(t *testing.T) {
+	t.Parallel()
+	srv, base, key := startServer(t)
+	var script strings.Builder
+	for _, title := range []string{"### A warning before the page", "### Grouping", "### Flapping"} {
+		section := readmeSection(t, title)
+		if j := strings.Index(section, "\n### "); j >= 0 {
+			section = section[:j]
+		}
+		for _, m := range shBlockRE.FindAllStringSubmatch(section, -1) {
+			script.WriteString(m[1])
+			script.WriteString("\n")
+		}
+	}
+	require.Contains(t, script.String(), `"notify_late": true`)
+	require.Contains(t, script.String(), `"group_seconds": 60`)
+	for _, tool := range []string{"bash", "curl", "jq"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed", tool)
+		}
+	}
+	cmd := exec.Command("bash", "-euo", "pipefail", "-c", script.String())
+	cmd.Env = append(os.Environ(), "VIGIL_URL="+base, "VIGIL_API_KEY="+key)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	require.NoError(t, cmd.Run(), "the README's examples failed:\n%s\n%s", out.String(), errOut.String())
+	require.Contains(t, out.String(), `{"name":"early warning","notify_late":true,"group_seconds":0}`)
+	require.Contains(t, out.String(), `"field":"notify_late"`)
+	require.Contains(t, out.String(), `{"kind":"slack","group_seconds":30}`)
+	require.Contains(t, out.String(), `{"group_seconds":60}`)
+	require.Contains(t, out.String(), `"field":"group_seconds"`)
+	require.Contains(t, out.String(), `{"name":"flaky-sync","flapping":true}`)
+	chs, err := srv.Store().ChannelList(context.Background(), &monitors.ChannelListParams{ProjectID: srv.Bootstrapped.Project.ID})
+	require.NoError(t, err)
+	require.Len(t, chs, 2, "the pagerduty channel was refused")
+	m, err := srv.Store().MonitorGetBySlug(context.Background(), srv.Bootstrapped.Project.ID, "flaky-sync")
+	require.NoError(t, err)
+	require.True(t, m.State.IsFlapping())
+}

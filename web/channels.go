@@ -95,6 +95,8 @@ func lookupKind(name string) (*channelKind, kinds.Kind, bool) {
 type channelRow struct {
 	ID, Name, Kind, KindLabel, Summary string
 	IsDefault                          bool
+	// Report is the channel's report field (weekly, monthly, "").
+	Report string
 }
 
 type channelListData struct {
@@ -113,7 +115,8 @@ func (h *Handler) channelList(c echo.Context) error {
 	d := &channelListData{Kinds: channelKinds, CanTest: h.tester != nil}
 	for _, ch := range chs {
 		ck, k, ok := lookupKind(ch.Kind)
-		row := channelRow{ID: ch.ID, Name: ch.Name, Kind: ch.Kind, KindLabel: ch.Kind, IsDefault: ch.IsDefault}
+		row := channelRow{ID: ch.ID, Name: ch.Name, Kind: ch.Kind, KindLabel: ch.Kind, IsDefault: ch.IsDefault,
+			Report: string(ch.Report)}
 		if ok {
 			row.KindLabel = ck.Label
 			row.Summary = configSummary(k.Redact(ch.Config))
@@ -163,6 +166,10 @@ type channelForm struct {
 	NotifyLate bool
 	Group      string
 	Pages      bool
+	// Report is the channel's report field (weekly, monthly, "" for
+	// none); Reports shows it for the kinds that carry reports.
+	Report  string
+	Reports bool
 	// Values are the non-secret values shown again; secrets are never
 	// sent back to the browser.
 	Values  map[string]string
@@ -243,7 +250,8 @@ func (h *Handler) channelNew(c echo.Context) error {
 		return c.Redirect(http.StatusSeeOther, "/channels")
 	}
 	f := &channelForm{Kind: ck, Values: map[string]string{}, Secrets: map[string]bool{}, Errors: map[string]string{}, Kinds: channelKinds,
-		Group: strconv.Itoa(monitors.ChannelGroupDefault(ck.Name)), Pages: monitors.ChannelPages(ck.Name)}
+		Group: strconv.Itoa(monitors.ChannelGroupDefault(ck.Name)), Pages: monitors.ChannelPages(ck.Name),
+		Reports: monitors.ChannelReports(ck.Name)}
 	return h.render(c, http.StatusOK, "channel_form", &page{Title: "New " + ck.Label + " channel", Nav: "channels", V: v, Data: f})
 }
 
@@ -252,6 +260,11 @@ func (h *Handler) channelNew(c echo.Context) error {
 // group seconds, nil when not given; a value that is no whole number is
 // an error of the form.
 func (f *channelForm) readAlerting(c echo.Context) *int {
+	if f.Reports {
+		// manage checks the value: anything but weekly and monthly is an
+		// error of the report field.
+		f.Report = strings.TrimSpace(c.FormValue("report"))
+	}
 	if f.Pages {
 		return nil
 	}
@@ -366,7 +379,7 @@ func (h *Handler) channelCreate(c echo.Context) error {
 	}
 	f := &channelForm{Kind: ck, Name: strings.TrimSpace(c.FormValue("name")), IsDefault: c.FormValue("is_default") == "on",
 		Values: map[string]string{}, Secrets: map[string]bool{}, Errors: map[string]string{}, Kinds: channelKinds,
-		Pages: monitors.ChannelPages(ck.Name)}
+		Pages: monitors.ChannelPages(ck.Name), Reports: monitors.ChannelReports(ck.Name)}
 	raw := f.readConfig(c)
 	group := f.readAlerting(c)
 	if f.Name == "" {
@@ -380,7 +393,7 @@ func (h *Handler) channelCreate(c echo.Context) error {
 	if len(f.Errors) == 0 && f.Error == "" {
 		_, err := h.manage.ChannelCreate(c.Request().Context(), &monitors.ChannelCreateParams{ID: keys.NewID(), ProjectID: v.Project.ID,
 			Kind: ck.Name, Name: f.Name, Config: raw, IsDefault: f.IsDefault, NotifyLate: f.NotifyLate, GroupSeconds: group,
-			Now: h.now()})
+			Report: monitors.ReportPeriod(f.Report), Now: h.now()})
 		var ve *monitors.ValidationError
 		switch {
 		case errors.As(err, &ve):
@@ -413,6 +426,7 @@ func channelFormFor(ch *monitors.Channel) (*channelForm, kinds.Kind, error) {
 	}
 	f := &channelForm{ID: ch.ID, Kind: ck, Name: ch.Name, IsDefault: ch.IsDefault, NotifyLate: ch.NotifyLate,
 		Group: strconv.Itoa(ch.GroupSeconds), Pages: monitors.ChannelPages(ch.Kind),
+		Report: string(ch.Report), Reports: monitors.ChannelReports(ch.Kind),
 		Values: map[string]string{}, Secrets: map[string]bool{}, Errors: map[string]string{}, Kinds: channelKinds}
 	var stored map[string]json.RawMessage
 	_ = json.Unmarshal(ch.Config, &stored)
@@ -501,6 +515,9 @@ func (h *Handler) channelUpdate(c echo.Context) error {
 				}
 				forgotten = dropped
 				cur.Name, cur.Config, cur.IsDefault, cur.UpdatedAt = f.Name, merged, f.IsDefault, h.now()
+				if f.Reports {
+					cur.Report = monitors.ReportPeriod(f.Report)
+				}
 				if !f.Pages {
 					cur.NotifyLate = f.NotifyLate
 					if group != nil {

@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -36,11 +37,12 @@ import (
 // the first request after the TTL builds it (concurrent requests for the
 // same slug wait for that one build) and every request until the next
 // build is served from memory, with an ETag and a Last-Modified for
-// conditional requests. A change made on the dashboard of this replica
-// drops its entry at once; other changes (the API, another replica, new
-// pings) show within StatusPageTTL. Unknown and unpublished slugs are
-// cached the same way and answer the same 404, so that probing slugs
-// costs little and tells nothing.
+// conditional requests. A change made on the dashboard or through the API
+// of this replica (StatusPagesChanged) drops its entries at once; other
+// changes (on another replica, new pings and incidents) show within
+// StatusPageTTL. Unknown and unpublished slugs are cached the same way and
+// answer the same 404, so that probing slugs costs little and tells
+// nothing.
 
 // Defaults of the status pages.
 const (
@@ -54,6 +56,8 @@ const (
 	statusIncidentsMax = 10
 	// statusFeedMax is how many incidents the feed carries.
 	statusFeedMax = 50
+	// statusBuildTimeout bounds a build of a page.
+	statusBuildTimeout = 30 * time.Second
 )
 
 // publicStatus is a monitor's state as the public reads it: words and a
@@ -343,9 +347,10 @@ func maxTime(a, b time.Time) time.Time {
 	return a
 }
 
-// statusBody is one rendering of a built page.
+// statusBody is one rendering of a built page, as is and gzipped (most
+// of a page is its strips, which compress well).
 type statusBody struct {
-	body         []byte
+	body, gz     []byte
 	etag         string
 	lastModified time.Time
 }
@@ -411,13 +416,22 @@ func (sc *statusCache) get(slug string, now time.Time, build func(old *statusEnt
 	return v.(*statusEntry), nil
 }
 
+// StatusPagesChanged forgets the cached public pages of the project, and
+// the answers cached for the slugs (an unknown slug's 404 among them), so
+// that the next request builds them anew: the API calls it on every change
+// of a status page or an incident note, through server's wiring.
+func (h *Handler) StatusPagesChanged(projectID string, slugs ...string) {
+	h.statusCache.dropProject(projectID)
+	h.statusCache.drop("", slugs...)
+}
+
 // drop forgets the entries of a page (by ID) and of slugs, so that the
 // next request builds them anew.
 func (sc *statusCache) drop(pageID string, slugs ...string) {
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
 	for k, e := range sc.entries {
-		if e.pageID == pageID || slices.Contains(slugs, k) {
+		if pageID != "" && e.pageID == pageID || slices.Contains(slugs, k) {
 			delete(sc.entries, k)
 		}
 	}
@@ -435,14 +449,21 @@ func (sc *statusCache) dropProject(projectID string) {
 	}
 }
 
-func newStatusBody(b []byte, old statusBody, now time.Time) statusBody {
+func newStatusBody(b []byte, old statusBody, now time.Time) (statusBody, error) {
 	sum := sha256.Sum256(b)
-	etag := `"` + hex.EncodeToString(sum[:12]) + `"`
-	lm := now.UTC().Truncate(time.Second)
+	etag := hex.EncodeToString(sum[:12])
 	if old.etag == etag {
-		lm = old.lastModified // the same content: as old as it was
+		return old, nil // the same content: as old as it was
 	}
-	return statusBody{body: b, etag: etag, lastModified: lm}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	if _, err := zw.Write(b); err != nil {
+		return statusBody{}, fmt.Errorf("gzip status page: %w", err)
+	}
+	if err := zw.Close(); err != nil {
+		return statusBody{}, fmt.Errorf("gzip status page: %w", err)
+	}
+	return statusBody{body: b, gz: gz.Bytes(), etag: etag, lastModified: now.UTC().Truncate(time.Second)}, nil
 }
 
 // statusView is what statuspage.html gets.
@@ -478,19 +499,25 @@ func (h *Handler) buildStatusEntry(ctx context.Context, slug string, now time.Ti
 	if err := h.pages.sets["statuspage"].ExecuteTemplate(&buf, "statuspage.html", view); err != nil {
 		return nil, fmt.Errorf("render status page %s: %w", slug, err)
 	}
-	e.html = newStatusBody(buf.Bytes(), old.html, now)
+	if e.html, err = newStatusBody(buf.Bytes(), old.html, now); err != nil {
+		return nil, err
+	}
 	// Nothing of the build's own time is in the bodies: an ETag (and its
 	// Last-Modified) changes only when what the page shows does.
 	js, err := json.MarshalIndent(pp, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("encode status page %s: %w", slug, err)
 	}
-	e.json = newStatusBody(append(js, '\n'), old.json, now)
+	if e.json, err = newStatusBody(append(js, '\n'), old.json, now); err != nil {
+		return nil, err
+	}
 	feed, err := pp.atom()
 	if err != nil {
 		return nil, err
 	}
-	e.atom = newStatusBody(feed, old.atom, now)
+	if e.atom, err = newStatusBody(feed, old.atom, now); err != nil {
+		return nil, err
+	}
 	return e, nil
 }
 
@@ -524,8 +551,12 @@ func (h *Handler) serveStatus(c echo.Context, slug, form string) error {
 	var e *statusEntry
 	if statusSlugOK(slug) {
 		var err error
+		// The build serves every request waiting for it: one that goes
+		// away does not cancel it for the others.
 		e, err = h.statusCache.get(slug, now, func(old *statusEntry) (*statusEntry, error) {
-			return h.buildStatusEntry(c.Request().Context(), slug, now, old)
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(c.Request().Context()), statusBuildTimeout)
+			defer cancel()
+			return h.buildStatusEntry(ctx, slug, now, old)
 		})
 		if err != nil {
 			h.log.Error("status page failed", "slug", slug, "err", err)
@@ -545,9 +576,28 @@ func (h *Handler) serveStatus(c echo.Context, slug, form string) error {
 	}
 	hd := c.Response().Header()
 	hd.Set("Content-Type", ctype)
-	hd.Set("ETag", b.etag)
-	http.ServeContent(c.Response(), c.Request(), "", b.lastModified, bytes.NewReader(b.body))
+	hd.Add("Vary", "Accept-Encoding")
+	body, etag := b.body, `"`+b.etag+`"`
+	if acceptsGzip(c.Request()) {
+		body, etag = b.gz, `"`+b.etag+`-gzip"`
+		hd.Set("Content-Encoding", "gzip")
+	}
+	hd.Set("ETag", etag)
+	http.ServeContent(c.Response(), c.Request(), "", b.lastModified, bytes.NewReader(body))
 	return nil
+}
+
+// acceptsGzip reports whether the request accepts a gzipped answer.
+func acceptsGzip(r *http.Request) bool {
+	for _, v := range r.Header.Values("Accept-Encoding") {
+		for _, part := range strings.Split(v, ",") {
+			name, q, _ := strings.Cut(strings.TrimSpace(part), ";")
+			if strings.EqualFold(strings.TrimSpace(name), "gzip") && strings.ReplaceAll(strings.TrimSpace(q), " ", "") != "q=0" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // statusSlugOK reports whether slug could name a page, so that others are

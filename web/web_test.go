@@ -23,6 +23,7 @@ import (
 	"github.com/vigilhq/vigil/internal/testdb"
 	"github.com/vigilhq/vigil/keys"
 	"github.com/vigilhq/vigil/monitors"
+	"github.com/vigilhq/vigil/monitors/storetest"
 	"github.com/vigilhq/vigil/web"
 )
 
@@ -1105,4 +1106,66 @@ func TestMonitorFormRunRules(t *testing.T) {
 	list, err := b.store.MonitorList(ctx, &monitors.MonitorListParams{ProjectID: b.project.ID})
 	require.NoError(t, err)
 	require.Len(t, list, 1)
+}
+
+// TestChannelFormReport: the channel form sets and clears a channel's
+// report, refuses a value that is not weekly or monthly naming the field,
+// and leaves the field out for the kinds that carry no reports.
+func TestChannelFormReport(t *testing.T) {
+	t.Parallel()
+	eachStore(t, func(t *testing.T, b *bundle) {
+		ctx := context.Background()
+		c := b.signIn(t, "ada@example.com", b.project.ID)
+		body := c.get("/channels/new?kind=email").body
+		require.Contains(t, body, `<select id="c-report" name="report"`)
+		require.Contains(t, body, `<option value="" selected>No report</option>`)
+		for _, kind := range []string{"pagerduty", "opsgenie", "discord", "teams", "telegram", "ntfy"} {
+			require.NotContains(t, c.get("/channels/new?kind="+kind).body, `name="report"`, kind)
+		}
+
+		form := url.Values{"kind": {"webhook"}, "name": {"reports"}, "url": {"https://example.com/hook"}, "report": {"daily"}}
+		r := c.postForm("/channels", form)
+		require.Equal(t, http.StatusUnprocessableEntity, r.status)
+		require.Contains(t, r.body, "Report: &#34;daily&#34; is not weekly or monthly")
+		form.Set("report", "weekly")
+		r = c.postForm("/channels", form)
+		require.Equal(t, http.StatusSeeOther, r.status, r.body)
+		list, err := b.store.ChannelList(ctx, &monitors.ChannelListParams{ProjectID: b.project.ID})
+		require.NoError(t, err)
+		require.Len(t, list, 1)
+		require.Equal(t, monitors.ReportWeekly, list[0].Report)
+		require.Contains(t, c.get("/channels").body, `<span class="pill">weekly report</span>`)
+		require.Contains(t, c.get("/channels/"+list[0].ID+"/edit").body, `<option value="weekly" selected>`)
+
+		r = c.postForm("/channels/"+list[0].ID, url.Values{"name": {"reports"}, "url": {"https://example.com/hook"}, "report": {"monthly"}})
+		require.Equal(t, http.StatusSeeOther, r.status, r.body)
+		got, err := b.store.ChannelGet(ctx, b.project.ID, list[0].ID)
+		require.NoError(t, err)
+		require.Equal(t, monitors.ReportMonthly, got.Report)
+		r = c.postForm("/channels/"+list[0].ID, url.Values{"name": {"reports"}, "url": {"https://example.com/hook"}, "report": {""}})
+		require.Equal(t, http.StatusSeeOther, r.status, r.body)
+		got, err = b.store.ChannelGet(ctx, b.project.ID, list[0].ID)
+		require.NoError(t, err)
+		require.Equal(t, monitors.ReportNone, got.Report)
+	})
+}
+
+// TestMonitorPageSaysFlapping: a monitor whose incidents opened and
+// resolved four times in a few minutes says on its page since when it
+// flaps, and that its incidents are not notified.
+func TestMonitorPageSaysFlapping(t *testing.T) {
+	t.Parallel()
+	eachStore(t, func(t *testing.T, b *bundle) {
+		c := b.signIn(t, "ada@example.com", b.project.ID)
+		m := b.monitor(t, b.project.ID, "flaky")
+		require.NotContains(t, c.get("/monitors/"+m.ID).body, "Flapping since")
+		at := b.clock.now()
+		for i := range monitors.FlapThreshold + 1 {
+			storetest.MustRecord(t, b.store, storetest.Ping(m, monitors.PingFail, at.Add(time.Duration(2*i)*time.Minute)))
+			storetest.MustRecord(t, b.store, storetest.Ping(m, monitors.PingSuccess, at.Add(time.Duration(2*i+1)*time.Minute)))
+		}
+		body := c.get("/monitors/" + m.ID).body
+		require.Contains(t, body, "Flapping since")
+		require.Contains(t, body, "not notified until none opens for an hour")
+	})
 }

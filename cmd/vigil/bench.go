@@ -36,9 +36,11 @@ func benchCmd(env *cmdEnv, args []string) error {
 			return benchIngestCmd(env, args[1:])
 		case "retention":
 			return benchRetentionCmd(env, args[1:])
+		case "status":
+			return benchStatusCmd(env, args[1:])
 		}
 	}
-	return usageError{`want "vigil bench ingest [flags]" or "vigil bench retention --database URL [flags]"`}
+	return usageError{`want "vigil bench ingest [flags]", "vigil bench status [flags]" or "vigil bench retention --database URL [flags]"`}
 }
 
 // benchIngestOpts are the flags of "vigil bench ingest".
@@ -122,6 +124,18 @@ type ingestBench struct {
 	ctx  context.Context
 	prj  *monitors.Project
 	keys []string
+	// path is what each request asks for (default: a ping of the next
+	// key), with header.
+	path   func(n uint64) string
+	header http.Header
+}
+
+// nextPath returns the path of request n.
+func (b *ingestBench) nextPath(n uint64) string {
+	if b.path != nil {
+		return b.path(n)
+	}
+	return "/ping/" + b.keys[n%uint64(len(b.keys))]
 }
 
 // benchResult is one measured run.
@@ -406,8 +420,16 @@ func (b *ingestBench) drive(ctx context.Context, client *http.Client, base strin
 						break
 					}
 				}
-				key := b.keys[next.Add(1)%uint64(len(b.keys))]
-				resp, err := client.Get(base + "/ping/" + key)
+				req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+b.nextPath(next.Add(1)), nil)
+				if err != nil {
+					failed++
+					statuses[0]++
+					continue
+				}
+				for k, v := range b.header {
+					req.Header[k] = v
+				}
+				resp, err := client.Do(req)
 				if err != nil {
 					failed++
 					statuses[0]++

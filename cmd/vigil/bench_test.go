@@ -82,3 +82,21 @@ func TestBenchRetention(t *testing.T) {
 	require.Equal(t, 2, code)
 	require.Contains(t, errOut, "must be a postgres:// URL")
 }
+
+// TestBenchStatus runs the status page benchmark small: every run serves
+// the page (200) and the no-op server's line and the ratios are there.
+func TestBenchStatus(t *testing.T) {
+	t.Parallel()
+	code, out, errOut := runVigil(t, nil, "bench", "status", "--monitors", "5", "--days", "10", "--connections", "4",
+		"--duration", "300ms", "--warmup", "100ms")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "SQLite, a page of 5 monitors with 10 days of history, 4 connections")
+	require.Regexp(t, `page: [1-9]\d* bytes of HTML, [1-9]\d* gzipped`, out)
+	for _, run := range []string{`status page, cached \(TTL 10s\), gzip`, `status page, cached \(TTL 10s\), not compressed`,
+		`status page, built at every request, gzip`, `no-op HTTP server \(200 "OK"\)`} {
+		require.Regexp(t, regexp.MustCompile(run+`\s+[1-9]\d*\s+\d+\.\dms.*\s0\n`), out, "a line for %s with a rate and no failure", run)
+	}
+	require.Regexp(t, `cached status page / no-op HTTP server: \d\.\d{3}`, out)
+	require.Regexp(t, `cached / built at every request: \d+\.\dx`, out)
+	require.NotContains(t, out, "answers other than 200")
+}

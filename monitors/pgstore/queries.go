@@ -32,15 +32,15 @@ const (
 		grace_seconds, max_runtime_seconds, deadline_seconds, alert_on_failure, failure_threshold,
 		recovery_threshold, overlap, channels, paused, source, discovered, retry_policy, ping_key,
 		created_at, updated_at, state, next_deadline, schedule_dialect, notify_output, description,
-		min_runtime_seconds, early_seconds, too_often`
+		min_runtime_seconds, early_seconds, too_often, depends_on, snoozed_until`
 
 	qMonitorInsert = `INSERT INTO monitors (id, project_id, name, slug, tags, schedule_kind, schedule_expr,
 		schedule_tz, every_seconds, grace_seconds, max_runtime_seconds, deadline_seconds, alert_on_failure,
 		failure_threshold, recovery_threshold, overlap, channels, paused, source, discovered, retry_policy,
 		ping_key, created_at, updated_at, status, state, last_ping_at, next_expected_at, next_deadline,
-		schedule_dialect, notify_output, description, min_runtime_seconds, early_seconds, too_often)
+		schedule_dialect, notify_output, description, min_runtime_seconds, early_seconds, too_often, depends_on, snoozed_until)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20,
-		$21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, $35)`
+		$21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, $35, $36, $37)`
 	// qMonitorUpdate writes a monitor's whole row but its ID and project
 	// (MonitorModify). It takes qMonitorInsert's arguments.
 	qMonitorUpdate = `UPDATE monitors SET name = $3, slug = $4, tags = $5, schedule_kind = $6,
@@ -49,7 +49,7 @@ const (
 		recovery_threshold = $15, overlap = $16, channels = $17, paused = $18, source = $19,
 		discovered = $20, retry_policy = $21, ping_key = $22, created_at = $23, updated_at = $24, status = $25, state = $26,
 		last_ping_at = $27, next_expected_at = $28, next_deadline = $29, schedule_dialect = $30, notify_output = $31,
-		description = $32, min_runtime_seconds = $33, early_seconds = $34, too_often = $35
+		description = $32, min_runtime_seconds = $33, early_seconds = $34, too_often = $35, depends_on = $36, snoozed_until = $37
 		WHERE id = $1 AND project_id = $2`
 	// qMonitorUpdateState writes the evaluated state of many monitors in one
 	// statement (PingRecordBatch, MonitorEvaluateDue).
@@ -135,13 +135,13 @@ const (
 		ORDER BY seq DESC LIMIT $3`
 
 	incidentCols = `id, project_id, monitor_id, kind, opened_at, resolved_at, summary, resolve_summary,
-		run_seq, ping_id`
+		run_seq, ping_id, held, coalesce(suppressed_by, '')`
 	// qIncidentOpen inserts an incident and its opened event. The partial
 	// unique index allows one open incident per monitor and kind; a second
 	// is a no-op, never an error that would fail a batch.
 	qIncidentOpen = `WITH ins AS (
-			INSERT INTO incidents (id, project_id, monitor_id, kind, opened_at, summary, run_seq, ping_id)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+			INSERT INTO incidents (id, project_id, monitor_id, kind, opened_at, summary, run_seq, ping_id, held, suppressed_by)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, nullif($10, ''))
 			ON CONFLICT (monitor_id, kind) WHERE resolved_at IS NULL DO NOTHING
 			RETURNING id, project_id, monitor_id, opened_at, summary)
 		INSERT INTO incident_events (incident_id, monitor_id, project_id, kind, at, summary)
@@ -161,6 +161,15 @@ const (
 		INSERT INTO incident_events (incident_id, monitor_id, project_id, kind, at, summary)
 		SELECT id, monitor_id, project_id, 'incident.resolved', $3, $4 FROM res
 		ON CONFLICT DO NOTHING`
+	// qIncidentRelease ends the hold of the open incident of a kind and
+	// returns its opened event, at the release time ($3), to be delivered
+	// now; its reminders count from then.
+	qIncidentRelease = `WITH rel AS (
+			UPDATE incidents SET held = false, reminded_at = $3
+			WHERE monitor_id = $1 AND kind = $2 AND resolved_at IS NULL AND held
+			RETURNING id)
+		SELECT e.id, coalesce(e.incident_id, ''), e.monitor_id, e.project_id, e.kind, $3::timestamptz, e.summary
+		FROM incident_events e JOIN rel ON e.incident_id = rel.id WHERE e.kind = 'incident.opened'`
 	qIncidentGet  = `SELECT ` + incidentCols + ` FROM incidents WHERE project_id = $1 AND id = $2`
 	qIncidentList = `SELECT ` + incidentCols + ` FROM incidents
 		WHERE project_id = $1 AND ($2 = '' OR monitor_id = $2) AND (NOT $3 OR resolved_at IS NULL)
@@ -186,39 +195,57 @@ const (
 	// Reports have no incident, monitor or event either: their
 	// monitor_id and event_id are NULL, read as '' and 0.
 	deliveryCols = `id, project_id, coalesce(incident_id, ''), coalesce(monitor_id, ''), channel_id, coalesce(event_id, 0),
-		event, state, attempts, created_at, next_attempt_at, finished_at, coalesce(report_id, '')`
+		event, state, attempts, created_at, next_attempt_at, finished_at, coalesce(report_id, ''),
+		group_at`
 	// qDeliveryMonitors and qDeliveryChannels read what routing needs
 	// (see plan.Route); qDeliveryPending the channels reminders skip.
 	qDeliveryMonitors = `SELECT id, project_id, channels FROM monitors WHERE id = ANY($1::text[])`
-	qDeliveryChannels = `SELECT project_id, id, kind, is_default FROM channels
+	qDeliveryChannels = `SELECT project_id, id, kind, is_default, notify_late, group_seconds FROM channels
 		WHERE project_id IN (SELECT project_id FROM monitors WHERE id = ANY($1::text[])) ORDER BY id`
 	qDeliveryPending = `SELECT incident_id, channel_id FROM deliveries
 		WHERE incident_id = ANY($1::text[]) AND state = 'pending'`
 	// qDeliveryInsert inserts routed deliveries, in order, to the channels
 	// that still exist.
 	qDeliveryInsert = `INSERT INTO deliveries (project_id, incident_id, event_id, event, monitor_id, channel_id,
-			state, attempts, created_at, next_attempt_at, report_id)
+			state, attempts, created_at, next_attempt_at, report_id, group_at)
 		SELECT u.project_id, nullif(u.incident_id, ''), nullif(u.event_id, 0), u.event, nullif(u.monitor_id, ''), u.channel_id,
-			'pending', 0, u.at, u.at, nullif(u.report_id, '')
-		FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::text[])
-			WITH ORDINALITY AS u(project_id, incident_id, event_id, event, monitor_id, channel_id, at, report_id, n)
+			'pending', 0, u.at, u.at, nullif(u.report_id, ''), u.group_at
+		FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::text[],
+				$9::timestamptz[])
+			WITH ORDINALITY AS u(project_id, incident_id, event_id, event, monitor_id, channel_id, at, report_id, group_at, n)
 		JOIN channels c ON c.id = u.channel_id AND c.project_id = u.project_id
 		ORDER BY u.n
 		RETURNING ` + deliveryCols
 	// qDeliveryGet also finds the earliest earlier delivery of the same
-	// incident to the same channel that is still pending.
-	// A report's delivery has no event: its time is its creation's.
+	// incident to the same channel that is still pending, or, for a
+	// member of a group, the group's lowest pending delivery, which sends
+	// it. A report's delivery has no event: its time is its creation's.
 	qDeliveryGet = `SELECT d.id, d.project_id, coalesce(d.incident_id, ''), coalesce(d.monitor_id, ''), d.channel_id,
 			coalesce(d.event_id, 0), d.event, d.state, d.attempts, d.created_at, d.next_attempt_at, d.finished_at,
-			coalesce(d.report_id, ''), coalesce(e.at, d.created_at), coalesce(e.summary, ''),
-			coalesce(w.id, 0), w.next_attempt_at
+			coalesce(d.report_id, ''), d.group_at, coalesce(e.at, d.created_at), coalesce(e.summary, ''),
+			coalesce(w.id, g.id, 0), coalesce(w.next_attempt_at, g.next_attempt_at)
 		FROM deliveries d
 		LEFT JOIN incident_events e ON e.id = d.event_id
 		LEFT JOIN LATERAL (SELECT p.id, p.next_attempt_at FROM deliveries p
 			WHERE p.incident_id = d.incident_id AND p.channel_id = d.channel_id AND p.event_id < d.event_id
 				AND p.state = 'pending'
 			ORDER BY p.event_id LIMIT 1) w ON true
+		LEFT JOIN LATERAL (SELECT p.id, p.next_attempt_at FROM deliveries p
+			WHERE d.group_at IS NOT NULL AND p.channel_id = d.channel_id AND p.group_at = d.group_at
+				AND p.state = 'pending' AND p.id < d.id
+			ORDER BY p.id LIMIT 1) g ON true
 		WHERE d.project_id = $1 AND d.id = $2`
+	qDeliveryGroup = `SELECT d.id, d.project_id, coalesce(d.incident_id, ''), d.monitor_id, d.channel_id, d.event_id, d.event,
+			d.state, d.attempts, d.created_at, d.next_attempt_at, d.finished_at, '', d.group_at, e.at, e.summary,
+			0, NULL::timestamptz
+		FROM deliveries d JOIN incident_events e ON e.id = d.event_id
+		WHERE d.project_id = $1 AND d.channel_id = $2 AND d.group_at = $3 AND d.state = 'pending'
+		ORDER BY d.id LIMIT $4`
+	qDeliveryGroupsOpen = `SELECT channel_id, max(group_at) FROM deliveries
+		WHERE channel_id = ANY($1::text[]) AND state = 'pending' AND group_at IS NOT NULL
+		GROUP BY channel_id`
+	// qGroupLock takes a transaction-level advisory lock per channel.
+	qGroupLock      = `SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) WITH ORDINALITY AS u(k, n) ORDER BY n`
 	qDeliveryLock   = `SELECT ` + deliveryCols + ` FROM deliveries WHERE project_id = $1 AND id = $2 FOR UPDATE`
 	qDeliveryUpdate = `UPDATE deliveries SET state = $2, attempts = $3, next_attempt_at = $4, finished_at = $5
 		WHERE id = $1`
@@ -229,7 +256,7 @@ const (
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
 		RETURNING ` + attemptCols
 	qDeliveryList = `SELECT d.id, d.project_id, coalesce(d.incident_id, ''), d.monitor_id, d.channel_id, d.event_id, d.event,
-			d.state, d.attempts, d.created_at, d.next_attempt_at, d.finished_at, '', e.at, e.summary, 0, NULL::timestamptz
+			d.state, d.attempts, d.created_at, d.next_attempt_at, d.finished_at, '', d.group_at, e.at, e.summary, 0, NULL::timestamptz
 		FROM deliveries d JOIN incident_events e ON e.id = d.event_id
 		WHERE d.project_id = $1 AND d.incident_id = ANY($2::text[])
 		ORDER BY d.incident_id, d.event_id, d.channel_id`
@@ -243,9 +270,10 @@ const (
 	qIncidentRemind = `WITH due AS (
 			UPDATE incidents SET reminded_at = $1
 			WHERE id IN (SELECT id FROM incidents
-				WHERE resolved_at IS NULL AND coalesce(reminded_at, opened_at) <= $2
+				WHERE resolved_at IS NULL AND NOT held AND coalesce(reminded_at, opened_at) <= $2
+					AND NOT EXISTS (SELECT 1 FROM monitors m WHERE m.id = incidents.monitor_id AND m.snoozed_until > $1)
 				ORDER BY opened_at, id LIMIT $3 FOR UPDATE SKIP LOCKED)
-			AND resolved_at IS NULL AND coalesce(reminded_at, opened_at) <= $2
+			AND resolved_at IS NULL AND NOT held AND coalesce(reminded_at, opened_at) <= $2
 			RETURNING id, project_id, monitor_id, summary)
 		INSERT INTO incident_events (incident_id, monitor_id, project_id, kind, at, summary)
 		SELECT id, monitor_id, project_id, 'incident.reminder', $1, summary FROM due ORDER BY id` + eventReturning
@@ -301,6 +329,7 @@ const (
 	// is locked first, so a delete and a check see the same monitors.
 	qChannelUsers  = `SELECT slug FROM monitors WHERE project_id = $1 AND channels @> ARRAY[$2::text] ORDER BY slug`
 	qChannelDelete = `DELETE FROM channels WHERE project_id = $1 AND id = $2`
+	qLateChannels  = `SELECT project_id, id, is_default FROM channels WHERE project_id = ANY($1::text[]) AND notify_late`
 
 	qMonitorPersonFieldsGet = `SELECT person_fields FROM monitors WHERE project_id = $1 AND id = $2`
 	qMonitorPersonFieldsSet = `UPDATE monitors SET person_fields = $3 WHERE project_id = $1 AND id = $2`
@@ -397,8 +426,9 @@ var queries = plan.Queries{
 	},
 	ChannelCreate: qChannelCreate, ChannelGet: qChannelGet, ChannelLock: qChannelGetForUpdate, ChannelList: qChannelList,
 	ChannelUpdate: qChannelUpdate, ChannelUsers: qChannelUsers, ChannelDelete: qChannelDelete,
+	LateChannels: qLateChannels,
 
-	DeliveryGet: qDeliveryGet, DeliveryList: qDeliveryList, DeliveryLock: qDeliveryLock, DeliveryUpdate: qDeliveryUpdate,
+	DeliveryGet: qDeliveryGet, DeliveryList: qDeliveryList, DeliveryGroup: qDeliveryGroup, DeliveryGroupsOpen: qDeliveryGroupsOpen, DeliveryLock: qDeliveryLock, DeliveryUpdate: qDeliveryUpdate,
 	AttemptInsert: qAttemptInsert, AttemptList: qAttemptList,
 
 	UserLock: qUserLockFirst, UserExists: qUserExists, UserInsert: qUserInsert, UserCount: qUserCount,
@@ -412,6 +442,22 @@ var queries = plan.Queries{
 	UptimeQueries:      uptimeQueries,
 	MaintenanceQueries: maintenanceQueries,
 	StatusPageQueries:  statusPageQueries,
+	DependencyQueries:  dependencyQueries,
+}
+
+// dependencyQueries are the statements of held notifications across
+// monitors. A dependent another transaction holds is skipped by the
+// wake-up (waiting could deadlock with a batch that locks both): its held
+// incident is looked at again by itself, monitors.SuppressRecheck later.
+var dependencyQueries = plan.DependencyQueries{
+	ParentIncidents: `SELECT monitor_id, id, kind FROM incidents
+		WHERE monitor_id = ANY($1::text[]) AND resolved_at IS NULL ORDER BY opened_at, id`,
+	DependencyGraph: `SELECT id, slug, depends_on FROM monitors WHERE project_id = $1`,
+	DependentsWake: `UPDATE monitors SET next_deadline = $3 WHERE id IN (
+		SELECT id FROM monitors WHERE project_id = $1 AND depends_on @> ARRAY[$2::text] AND NOT paused
+			AND (next_deadline IS NULL OR next_deadline > $3)
+			AND EXISTS (SELECT 1 FROM incidents i WHERE i.monitor_id = monitors.id AND i.resolved_at IS NULL AND i.held)
+		ORDER BY id FOR UPDATE SKIP LOCKED)`,
 }
 
 // maintenanceQueries are the statements of maintenance windows, each kept

@@ -170,7 +170,7 @@ func (t txn) DeliveryTargets(ctx context.Context, monitorIDs, incidentIDs []stri
 			project string
 			c       plan.ChannelTarget
 		)
-		_, err := pgx.ForEachRow(rows, []any{&project, &c.ID, &c.Kind, &c.IsDefault}, func() error {
+		_, err := pgx.ForEachRow(rows, []any{&project, &c.ID, &c.Kind, &c.IsDefault, &c.NotifyLate, &c.GroupSeconds}, func() error {
 			out.Channels[project] = append(out.Channels[project], c)
 			return nil
 		})
@@ -195,17 +195,30 @@ func (t txn) DeliveryTargets(ctx context.Context, monitorIDs, incidentIDs []stri
 	return out, nil
 }
 
+// GroupLock takes a transaction-level advisory lock on each channel's
+// groups, in the order given (sorted by the caller), across replicas.
+func (t txn) GroupLock(ctx context.Context, channelIDs []string) error {
+	keys := make([]int64, len(channelIDs))
+	for i, id := range channelIDs {
+		h := fnv.New64a()
+		h.Write([]byte("vigil-group\x00" + id))
+		keys[i] = int64(h.Sum64())
+	}
+	_, err := t.tx.Exec(ctx, qGroupLock, keys)
+	return interpret(err)
+}
+
 // DeliveryInsert inserts deliveries in one statement and hands them to the
 // enqueue hook.
 func (t txn) DeliveryInsert(ctx context.Context, ds []*monitors.Delivery) ([]*monitors.Delivery, error) {
 	n := len(ds)
 	projects, incidents, monitorIDs, channels, kinds := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-	events, ats, reports := make([]int64, n), make([]time.Time, n), make([]string, n)
+	events, ats, reports, groups := make([]int64, n), make([]time.Time, n), make([]string, n), make([]*time.Time, n)
 	for i, d := range ds {
 		projects[i], incidents[i], monitorIDs[i], channels[i], kinds[i] = d.ProjectID, d.IncidentID, d.MonitorID, d.ChannelID, string(d.Event)
-		events[i], ats[i], reports[i] = d.EventID, d.EventAt.UTC(), d.ReportID
+		events[i], ats[i], reports[i], groups[i] = d.EventID, d.EventAt.UTC(), d.ReportID, d.GroupAt
 	}
-	rows, err := t.tx.Query(ctx, qDeliveryInsert, projects, incidents, events, kinds, monitorIDs, channels, ats, reports)
+	rows, err := t.tx.Query(ctx, qDeliveryInsert, projects, incidents, events, kinds, monitorIDs, channels, ats, reports, groups)
 	if err != nil {
 		return nil, interpret(err)
 	}

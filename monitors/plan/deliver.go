@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 	"unicode/utf8"
@@ -34,6 +35,9 @@ func (s *Scripts) deliver(ctx context.Context, tx Tx, events []*monitors.Inciden
 	if err != nil {
 		return fmt.Errorf("create deliveries: %w", err)
 	}
+	if err := s.readGroups(ctx, tx, events, t); err != nil {
+		return fmt.Errorf("create deliveries: %w", err)
+	}
 	ds := Route(events, t)
 	if len(ds) == 0 {
 		return nil
@@ -44,24 +48,79 @@ func (s *Scripts) deliver(ctx context.Context, tx Tx, events []*monitors.Inciden
 	return nil
 }
 
+// readGroups reads, when events open incidents, the pending groups of
+// the channels of their projects that gather incidents, under GroupLock.
+func (s *Scripts) readGroups(ctx context.Context, tx Tx, events []*monitors.IncidentEvent, t *Targets) error {
+	var ids []string
+	seen := map[string]bool{}
+	for _, e := range events {
+		if e.Kind != monitors.EventOpened || seen[e.ProjectID] {
+			continue
+		}
+		seen[e.ProjectID] = true
+		for _, c := range t.Channels[e.ProjectID] {
+			if c.GroupSeconds > 0 {
+				ids = append(ids, c.ID)
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	slices.Sort(ids)
+	if err := tx.GroupLock(ctx, ids); err != nil {
+		return fmt.Errorf("lock the groups of channels: %w", err)
+	}
+	type row struct {
+		channel string
+		at      time.Time
+	}
+	rows, err := All(ctx, tx, func(r Row) (g row, err error) { return g, r.Scan(&g.channel, &g.at) }, s.Q.DeliveryGroupsOpen, ids)
+	if err != nil {
+		return fmt.Errorf("read the groups of channels: %w", err)
+	}
+	t.Groups = make(map[string]time.Time, len(rows))
+	for _, r := range rows {
+		t.Groups[r.channel] = r.at
+	}
+	return nil
+}
+
 // Route returns the deliveries of events, ordered by event and channel
 // (delivery routing): one per channel the event's monitor names, or per
 // default channel of its project when it names none. A reminder skips a
 // channel that still has a delivery of the incident pending, so reminders
 // do not pile up behind a receiver that is down. A channel that does not
 // exist (any more) gets nothing. A monitor event (monitor.undeclared, ...)
-// is news, not an alert: channels that page someone get none of them.
+// is news, not an alert: channels that page someone get none of them, and
+// monitor.late goes only to channels with notify_late.
+//
+// An incident.opened to a channel with group_seconds joins the channel's
+// pending group when that goes out after the event (t.Groups), or begins
+// one that goes out group_seconds after it: so the first incident of a
+// group waits group_seconds, and the others less.
 func Route(events []*monitors.IncidentEvent, t *Targets) []*monitors.Delivery {
 	var out []*monitors.Delivery
+	groups := maps.Clone(t.Groups)
+	if groups == nil {
+		groups = map[string]time.Time{}
+	}
 	for _, e := range events {
 		mt, ok := t.Monitors[e.MonitorID]
 		if !ok {
 			continue
 		}
 		var chans []string
+		gather := map[string]int{}
 		for _, c := range t.Channels[e.ProjectID] {
 			if e.Kind.IsMonitorEvent() && Pages(c.Kind) {
 				continue
+			}
+			if e.Kind == monitors.EventMonitorLate && !c.NotifyLate {
+				continue
+			}
+			if c.GroupSeconds > 0 && !Pages(c.Kind) {
+				gather[c.ID] = c.GroupSeconds
 			}
 			if len(mt.Channels) == 0 && c.IsDefault || len(mt.Channels) > 0 && slices.Contains(mt.Channels, c.ID) {
 				chans = append(chans, c.ID)
@@ -73,9 +132,18 @@ func Route(events []*monitors.IncidentEvent, t *Targets) []*monitors.Delivery {
 				continue
 			}
 			next := e.At
-			out = append(out, &monitors.Delivery{ProjectID: e.ProjectID, IncidentID: e.IncidentID,
+			d := &monitors.Delivery{ProjectID: e.ProjectID, IncidentID: e.IncidentID,
 				MonitorID: e.MonitorID, ChannelID: c, EventID: e.ID, Event: e.Kind, EventAt: e.At,
-				Summary: e.Summary, State: monitors.DeliveryPending, CreatedAt: e.At, NextAttemptAt: &next})
+				Summary: e.Summary, State: monitors.DeliveryPending, CreatedAt: e.At, NextAttemptAt: &next}
+			if secs := gather[c]; secs > 0 && e.Kind == monitors.EventOpened {
+				at, ok := groups[c]
+				if !ok || !e.At.Before(at) {
+					at = e.At.Add(time.Duration(secs) * time.Second).UTC().Truncate(time.Microsecond)
+					groups[c] = at
+				}
+				d.GroupAt = &at
+			}
+			out = append(out, d)
 		}
 	}
 	slices.SortStableFunc(out, func(a, b *monitors.Delivery) int {
@@ -148,6 +216,27 @@ func (s *Scripts) DeliveryAttemptRecord(ctx context.Context, p *monitors.Deliver
 		}
 		if err != nil {
 			return fmt.Errorf("record attempt of delivery %d: %w", p.DeliveryID, err)
+		}
+		for _, id := range p.Also {
+			o, err := One(ctx, tx, scanDelivery, s.Q.DeliveryLock, p.ProjectID, id)
+			if errors.Is(err, monitors.ErrNotFound) {
+				continue // its incident was deleted meanwhile
+			}
+			if err != nil {
+				return fmt.Errorf("record attempt of delivery %d: %w", id, err)
+			}
+			if o.State != monitors.DeliveryPending || id == p.DeliveryID {
+				continue
+			}
+			_, err = tx.Exec(ctx, s.Q.AttemptInsert, id, p.ProjectID, o.IncidentID, o.ChannelID,
+				string(o.Event), o.Attempts+1, p.StartedAt.UTC(), p.FinishedAt.UTC(), string(p.Outcome), status,
+				AttemptErrorText(p.Error), next)
+			if err == nil {
+				_, err = tx.Exec(ctx, s.Q.DeliveryUpdate, id, string(state), o.Attempts+1, next, utcPtr(finished))
+			}
+			if err != nil {
+				return fmt.Errorf("record attempt of delivery %d: %w", id, err)
+			}
 		}
 		return nil
 	})

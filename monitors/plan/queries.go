@@ -30,8 +30,17 @@ type Queries struct {
 	OutageUnsettled, OutageInsert, OutageExtend, OutageSettle, OutagePostponed, OutageList string
 
 	ChannelCreate, ChannelGet, ChannelLock, ChannelList, ChannelUpdate, ChannelUsers, ChannelDelete string
+	// LateChannels lists the channels with notify_late of the projects
+	// with the IDs $1: rows (project_id, id, is_default).
+	LateChannels string
 
 	DeliveryGet, DeliveryList, DeliveryLock, DeliveryUpdate, AttemptInsert, AttemptList string
+	// DeliveryGroup lists the pending incident.opened deliveries of project
+	// $1 to channel $2 with group_at $3, by ID, at most $4, with the
+	// columns of DeliveryGet. DeliveryGroupsOpen gives, for the channels
+	// with the IDs $1, the latest group_at of their pending deliveries:
+	// rows (channel_id, group_at).
+	DeliveryGroup, DeliveryGroupsOpen string
 
 	// UserLock, when set, locks the users table for the rest of a
 	// transaction (PostgreSQL; SQLite's write transaction already holds
@@ -46,6 +55,23 @@ type Queries struct {
 	MaintenanceQueries
 	ReportQueries
 	StatusPageQueries
+	DependencyQueries
+}
+
+// DependencyQueries are the statements of held notifications across
+// monitors (see held.go): the parents' open incidents, the graph of
+// depends_on, and the wake-up of dependents.
+type DependencyQueries struct {
+	// ParentIncidents lists the open incidents (monitor_id, id, kind) of
+	// the monitors $1 (a list of IDs), oldest first.
+	ParentIncidents string
+	// DependencyGraph lists (id, slug, depends_on) of project $1's
+	// monitors.
+	DependencyGraph string
+	// DependentsWake moves the next deadline of project $1's unpaused
+	// monitors that depend on monitor $2 and have a held incident to $3,
+	// when later, skipping rows another transaction holds.
+	DependentsWake string
 }
 
 // UptimeQueries are the reads of a monitor's history that its uptime is

@@ -54,6 +54,11 @@ type Tx interface {
 	// DeliveryTargets reads what routing needs of the monitors, and the
 	// pending deliveries of the incidents.
 	DeliveryTargets(ctx context.Context, monitorIDs, incidentIDs []string) (*Targets, error)
+	// GroupLock serializes, until the transaction ends, the transactions
+	// that put deliveries into groups of those channels (see Route), so
+	// that replicas agree on one group; a no-op where a write transaction
+	// holds the only write lock.
+	GroupLock(ctx context.Context, channelIDs []string) error
 	// DeliveryInsert inserts deliveries, in order, to the channels that
 	// still exist, and hands those it inserted to the enqueue hook.
 	DeliveryInsert(ctx context.Context, ds []*monitors.Delivery) ([]*monitors.Delivery, error)
@@ -89,6 +94,9 @@ type Targets struct {
 	Channels map[string][]ChannelTarget
 	// Pending are the channels with a delivery still pending, by incident.
 	Pending map[string]map[string]bool
+	// Groups are the latest pending group of each channel that gathers,
+	// by channel ID: when it goes out. Read only when an incident opens.
+	Groups map[string]time.Time
 }
 
 // MonitorTarget is a monitor as routing sees it.
@@ -99,9 +107,11 @@ type MonitorTarget struct {
 
 // ChannelTarget is a channel as routing sees it.
 type ChannelTarget struct {
-	ID        string
-	Kind      string
-	IsDefault bool
+	ID           string
+	Kind         string
+	IsDefault    bool
+	NotifyLate   bool
+	GroupSeconds int
 }
 
 // WriteSet is everything one transaction writes: the final state of each

@@ -123,7 +123,7 @@ func (t txn) DeliveryTargets(ctx context.Context, monitorIDs, incidentIDs []stri
 			project string
 			c       plan.ChannelTarget
 		)
-		err = r.Scan(&project, &c.ID, &c.Kind, &c.IsDefault)
+		err = r.Scan(&project, &c.ID, &c.Kind, &c.IsDefault, &c.NotifyLate, &c.GroupSeconds)
 		out.Channels[project] = append(out.Channels[project], c)
 		return v, err
 	}, qDeliveryChannels, monitorIDs)
@@ -142,14 +142,19 @@ func (t txn) DeliveryTargets(ctx context.Context, monitorIDs, incidentIDs []stri
 	return out, err
 }
 
+// GroupLock does nothing: the write transaction holds SQLite's only write
+// lock.
+func (t txn) GroupLock(context.Context, []string) error { return nil }
+
 // DeliveryInsert inserts deliveries, one statement each, and hands them to
 // the enqueue hook.
+
 func (t txn) DeliveryInsert(ctx context.Context, ds []*monitors.Delivery) ([]*monitors.Delivery, error) {
 	var out []*monitors.Delivery
 	for _, w := range ds {
 		got, err := plan.All(ctx, t, func(r plan.Row) (*monitors.Delivery, error) { return plan.ScanDelivery(r) },
 			qDeliveryInsert, w.ProjectID, w.IncidentID, w.EventID, string(w.Event), w.MonitorID, w.ChannelID, w.EventAt,
-			w.ReportID)
+			w.ReportID, w.GroupAt)
 		if err != nil {
 			return nil, err
 		}

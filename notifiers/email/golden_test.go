@@ -21,7 +21,7 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-// TestGoldenMonitorEvents renders monitor.undeclared and
+// TestGoldenMonitorEvents renders the monitor events and a grouped message
 // monitor.redeclared in plain text and HTML; go test -update rewrites
 // testdata.
 func TestGoldenMonitorEvents(t *testing.T) {

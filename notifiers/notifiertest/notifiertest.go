@@ -79,6 +79,10 @@ func Notification(event notifiers.Event) *notifiers.Notification {
 	return n
 }
 
+// SnoozeURL is the golden samples' signed "snooze 1 h" link, as delivery
+// makes them (manage.SnoozeLink).
+const SnoozeURL = "https://vigil.example.com/snooze/mon_7f3a?expires=1773536700&project=prj_1&seconds=3600&sig=k4c1d2e3f.q5mJ2hWq0y3kCwPzN8bXk7rV1uTgHs6aLdE9fY4oIjM"
+
 // Opened is Notification(notifiers.EventOpened).
 func Opened() *notifiers.Notification { return Notification(notifiers.EventOpened) }
 
@@ -118,6 +122,7 @@ func Failure() *notifiers.Notification {
 	n.Ping = &notifiers.Ping{ID: 9001, Kind: "fail", At: finished, RID: "run-42", Attempt: 4, ExitCode: &code,
 		DurationMS: &ms, Body: FailureOutput}
 	n.DeliveryID = "inc_01HZX3M4W6.17"
+	n.SnoozeURL = SnoozeURL
 	return n
 }
 
@@ -126,6 +131,7 @@ func Missed() *notifiers.Notification {
 	n := berlin(Opened())
 	n.Incident.Details = ""
 	n.DeliveryID = "inc_01HZX3M4W6.18"
+	n.SnoozeURL = SnoozeURL
 	return n
 }
 
@@ -144,6 +150,7 @@ func Stuck() *notifiers.Notification {
 	n.Run = &notifiers.Run{Seq: 42, RID: "run-42", StartedAt: &started, Attempt: 1, Stuck: true,
 		URL: "https://vigil.example.com/monitors/mon_7f3a#run-42"}
 	n.DeliveryID = "inc_01HZX3M4W6.19"
+	n.SnoozeURL = SnoozeURL
 	return n
 }
 
@@ -171,6 +178,48 @@ func TooFast() *notifiers.Notification {
 	return n
 }
 
+// Early is the 02:00 report started at 01:00, under early_seconds 300.
+func Early() *notifiers.Notification {
+	n := berlin(Opened())
+	started := time.Date(2026, 3, 14, 0, 0, 0, 0, time.UTC)
+	n.Monitor.Name, n.Monitor.Slug, n.Monitor.Status = "daily-report", "daily-report", "down"
+	n.Incident.Kind = notifiers.IncidentEarly
+	n.Incident.Summary = "daily-report: a run started at 2026-03-14 01:00 Europe/Berlin, 1h before its occurrence of 2026-03-14 02:00 Europe/Berlin (early_seconds: 5m)"
+	n.Incident.Details = ""
+	n.Incident.OpenedAt = started
+	last := started
+	n.Monitor.LastPingAt = &last
+	next := time.Date(2026, 3, 15, 1, 0, 0, 0, time.UTC)
+	n.Monitor.NextExpectedAt = &next
+	n.SentAt = started.Add(time.Second)
+	n.Run = &notifiers.Run{Seq: 44, RID: "run-44", StartedAt: &started, URL: "https://vigil.example.com/monitors/mon_7f3a#run-44"}
+	n.Ping = &notifiers.Ping{ID: 9003, Kind: "start", At: started, RID: "run-44"}
+	n.DeliveryID = "inc_01HZX3M4W6.21"
+	return n
+}
+
+// TooOften is the 02:00 import run a second time at 13:00 the same day.
+func TooOften() *notifiers.Notification {
+	n := berlin(Opened())
+	started := time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
+	finished := started.Add(12400 * time.Millisecond)
+	ms := int64(12400)
+	n.Incident.Kind = notifiers.IncidentTooOften
+	n.Incident.Summary = "nightly-import: a run started at 2026-03-14 13:00 Europe/Berlin succeeded, run 2 for its occurrence of 2026-03-14 02:00 Europe/Berlin; too_often allows one success an occurrence, besides retries"
+	n.Incident.Details = ""
+	n.Incident.OpenedAt = finished
+	last := finished
+	n.Monitor.LastPingAt = &last
+	next := time.Date(2026, 3, 15, 1, 0, 0, 0, time.UTC)
+	n.Monitor.NextExpectedAt = &next
+	n.SentAt = finished.Add(time.Second)
+	n.Run = &notifiers.Run{Seq: 45, RID: "run-45", StartedAt: &started, FinishedAt: &finished, Outcome: "success",
+		DurationMS: &ms, URL: "https://vigil.example.com/monitors/mon_7f3a#run-45"}
+	n.Ping = &notifiers.Ping{ID: 9004, Kind: "success", At: finished, RID: "run-45", DurationMS: &ms}
+	n.DeliveryID = "inc_01HZX3M4W6.22"
+	return n
+}
+
 // berlin gives n's monitor the schedule in words and the zone, as
 // delivery does.
 func berlin(n *notifiers.Notification) *notifiers.Notification {
@@ -179,9 +228,10 @@ func berlin(n *notifiers.Notification) *notifiers.Notification {
 }
 
 // Samples returns the samples by name, for golden tests: the three
-// above and a run that succeeded too fast.
+// above and a run of each run rule (too fast, early, too often).
 func Samples() map[string]*notifiers.Notification {
-	return map[string]*notifiers.Notification{"failure": Failure(), "missed": Missed(), "stuck": Stuck(), "too_fast": TooFast()}
+	return map[string]*notifiers.Notification{"failure": Failure(), "missed": Missed(), "stuck": Stuck(),
+		"too_fast": TooFast(), "early": Early(), "too_often": TooOften()}
 }
 
 // Undeclared is the monitor.undeclared notice of nightly-import, which
@@ -213,11 +263,66 @@ func Redeclared() *notifiers.Notification {
 	return n
 }
 
-// MonitorEventSamples returns the two monitor events by name
-// ("undeclared", "redeclared"), for the golden tests of the kinds that
+// Late is the monitor.late warning of nightly-import, halfway through the
+// grace of its 02:00 run, as monitors.ApplyTime words it.
+func Late() *notifiers.Notification {
+	n := berlin(Notification(notifiers.EventMonitorLate))
+	at := ExpectedAt.Add(150 * time.Second)
+	n.Incident = notifiers.Incident{Summary: "nightly-import is late: it did not run at 2026-03-14 02:00 Europe/Berlin; it is missed at 2026-03-14 02:05 Europe/Berlin (grace 5m) unless a ping comes first; last ping: success at 2026-03-13 02:00:07 Europe/Berlin (1d ago)"}
+	n.Monitor.Status = "late"
+	n.EventAt, n.SentAt = at, at.Add(time.Second)
+	n.DeliveryID = "monitor-mon_7f3a.22"
+	return n
+}
+
+// Flapping is the monitor.flapping notice of nightly-import.
+func Flapping() *notifiers.Notification {
+	n := berlin(Notification(notifiers.EventMonitorFlapping))
+	at := time.Date(2026, 3, 14, 9, 40, 0, 0, time.UTC)
+	n.Incident = notifiers.Incident{Summary: "nightly-import is flapping: more than 3 incidents opened and resolved within 1h; its incidents are recorded but not notified until none opens for 1h (now: open: failed since 2026-03-14 10:40 Europe/Berlin)"}
+	n.EventAt, n.SentAt = at, at.Add(time.Second)
+	n.DeliveryID = "monitor-mon_7f3a.23"
+	return n
+}
+
+// Stable is the monitor.stable notice that follows Flapping.
+func Stable() *notifiers.Notification {
+	n := berlin(Notification(notifiers.EventMonitorStable))
+	at := time.Date(2026, 3, 14, 11, 10, 0, 0, time.UTC)
+	n.Incident = notifiers.Incident{Summary: "nightly-import is stable again: no incident opened for 1h (flapping since 2026-03-14 10:40 Europe/Berlin); its incidents are notified again (now: no incident open)"}
+	n.Monitor.Status = "up"
+	n.EventAt, n.SentAt = at, at.Add(time.Second)
+	n.DeliveryID = "monitor-mon_7f3a.24"
+	return n
+}
+
+// Grouped is the incidents.grouped message of three monitors of one
+// project missed within 10 seconds of each other.
+func Grouped() *notifiers.Notification {
+	n := berlin(Notification(notifiers.EventGrouped))
+	names := []string{"nightly-import", "billing-export", "db-backup"}
+	for i, name := range names {
+		g := berlin(Missed())
+		g.Incident.ID = fmt.Sprintf("inc_01HZX3M4W%d", 6+i)
+		g.Incident.OpenedAt = OpenedAt.Add(time.Duration(i) * 5 * time.Second)
+		g.Incident.Summary = name + " did not run at 02:00 Europe/Berlin (grace 5m); last ping: success at 2026-03-13 02:00 Europe/Berlin (1d ago)"
+		g.Monitor.ID, g.Monitor.Name, g.Monitor.Slug = fmt.Sprintf("mon_7f3%c", 'a'+i), name, name
+		g.Monitor.URL = "https://vigil.example.com/monitors/" + g.Monitor.ID
+		n.Group = append(n.Group, notifiers.GroupItem{Incident: g.Incident, Monitor: g.Monitor})
+	}
+	n.Incident, n.Monitor = n.Group[0].Incident, n.Group[0].Monitor
+	n.SentAt = OpenedAt.Add(30 * time.Second)
+	n.DeliveryID = "inc_01HZX3M4W6.25"
+	return n
+}
+
+// MonitorEventSamples returns the monitor events ("undeclared",
+// "redeclared", "late", "flapping", "stable") and a grouped message of
+// incidents ("grouped") by name, for the golden tests of the kinds that
 // carry them (all but PagerDuty and Opsgenie, which page).
 func MonitorEventSamples() map[string]*notifiers.Notification {
-	return map[string]*notifiers.Notification{"undeclared": Undeclared(), "redeclared": Redeclared()}
+	return map[string]*notifiers.Notification{"undeclared": Undeclared(), "redeclared": Redeclared(),
+		"late": Late(), "flapping": Flapping(), "stable": Stable(), "grouped": Grouped()}
 }
 
 // WeeklyReport is the report.weekly of project "Billing & Ops" for the

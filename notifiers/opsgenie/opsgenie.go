@@ -107,6 +107,9 @@ func NewCreateAlert(n *notifiers.Notification) CreateAlert {
 	if link := n.RunURL(); link != "" {
 		desc.WriteString("\nThe run: " + link)
 	}
+	if link := n.SnoozeURL; link != "" {
+		desc.WriteString("\n" + notifiers.SnoozeLinkText + ": " + link)
+	}
 	details := map[string]string{"event": string(n.Event), "monitor": n.MonitorName()}
 	if n.Incident.Kind != "" {
 		details["incident_kind"] = string(n.Incident.Kind)
@@ -125,6 +128,9 @@ func NewCreateAlert(n *notifiers.Notification) CreateAlert {
 	}
 	if link := n.RunURL(); link != "" {
 		details["run_url"] = link
+	}
+	if link := n.SnoozeURL; link != "" {
+		details["snooze_url"] = link
 	}
 	if out != "" {
 		// Opsgenie bounds the details as a whole: a shorter tail there,
@@ -167,6 +173,11 @@ func (o *Notifier) Notify(ctx context.Context, n *notifiers.Notification) error 
 	// fails for good rather than page anyone.
 	if n.Event.IsMonitorEvent() {
 		return notifiers.Permanent(fmt.Errorf("%s is not sent to Opsgenie, which pages: it is news about a monitor, not an alert", n.Event))
+	}
+	// Each incident is its own alert here, so that its resolve closes it:
+	// a channel that pages has no grouping (monitors.Channel.Validate).
+	if n.Event == notifiers.EventGrouped {
+		return notifiers.Permanent(fmt.Errorf("%s is not sent to Opsgenie, which pages: each incident is its own alert there", n.Event))
 	}
 	if n.Event.IsReport() {
 		return notifiers.Permanent(fmt.Errorf("%s is not sent to Opsgenie, which pages: a report is a summary, not an alert", n.Event))

@@ -159,6 +159,9 @@ func (p *Notifier) NewEvent(n *notifiers.Notification) Event {
 	if link := n.RunURL(); link != "" {
 		e.Links = append(e.Links, Link{Href: link, Text: "The run in Vigil"})
 	}
+	if link := n.SnoozeURL; link != "" {
+		e.Links = append(e.Links, Link{Href: link, Text: notifiers.SnoozeLinkText + " in Vigil (no sign-in)"})
+	}
 	return e
 }
 
@@ -172,6 +175,11 @@ func (p *Notifier) Notify(ctx context.Context, n *notifiers.Notification) error 
 	// fails for good rather than page anyone.
 	if n.Event.IsMonitorEvent() {
 		return notifiers.Permanent(fmt.Errorf("%s is not sent to PagerDuty, which pages: it is news about a monitor, not an alert", n.Event))
+	}
+	// Each incident is its own alert here, so that its resolve closes it:
+	// a channel that pages has no grouping (monitors.Channel.Validate).
+	if n.Event == notifiers.EventGrouped {
+		return notifiers.Permanent(fmt.Errorf("%s is not sent to PagerDuty, which pages: each incident is its own alert there", n.Event))
 	}
 	if n.Event.IsReport() {
 		return notifiers.Permanent(fmt.Errorf("%s is not sent to PagerDuty, which pages: a report is a summary, not an alert", n.Event))

@@ -17,7 +17,7 @@ func TestGolden(t *testing.T) {
 	})
 }
 
-// TestGoldenMonitorEvents renders monitor.undeclared and
+// TestGoldenMonitorEvents renders the monitor events and a grouped message
 // monitor.redeclared as they are sent; go test -update rewrites testdata.
 func TestGoldenMonitorEvents(t *testing.T) {
 	t.Parallel()

@@ -511,7 +511,13 @@ func (b *budget) funcs() template.FuncMap {
 			}
 			return "", fmt.Errorf("rfc3339: %T is not a time", v)
 		},
-		"payload": func(n *notifiers.Notification) (Payload, error) { return NewPayload(n), b.step() },
+		// A report's payload has a shape of its own (ReportPayload).
+		"payload": func(n *notifiers.Notification) (any, error) {
+			if n.Event.IsReport() {
+				return NewReportPayload(n), b.step()
+			}
+			return NewPayload(n), b.step()
+		},
 		"print": func(args ...any) (string, error) {
 			if err := sized(args); err != nil {
 				return "", err
@@ -644,11 +650,15 @@ func (w *budgetWriter) Write(p []byte) (int, error) {
 func sampleNotifications() []*notifiers.Notification {
 	var out []*notifiers.Notification
 	for _, ev := range []notifiers.Event{notifiers.EventOpened, notifiers.EventResolved, notifiers.EventReminder,
-		notifiers.EventUpdated, notifiers.EventTest, notifiers.EventMonitorUndeclared, notifiers.EventMonitorRedeclared} {
+		notifiers.EventUpdated, notifiers.EventTest, notifiers.EventMonitorUndeclared, notifiers.EventMonitorRedeclared,
+		notifiers.EventMonitorLate, notifiers.EventMonitorFlapping, notifiers.EventMonitorStable, notifiers.EventGrouped} {
 		n := sampleNotification()
 		n.Event = ev
 		if ev != notifiers.EventResolved {
 			n.Incident.ResolvedAt = nil
+		}
+		if ev == notifiers.EventGrouped {
+			n.Group = []notifiers.GroupItem{{Incident: n.Incident, Monitor: n.Monitor}, {Incident: n.Incident, Monitor: n.Monitor}}
 		}
 		if ev.IsMonitorEvent() {
 			// No incident: the payload's "incident" is null.

@@ -234,8 +234,19 @@ type Payload struct {
 	Run *PayloadRun `json:"run"`
 	// Ping is the ping that opened the incident (for a failure, the
 	// failing ping), null when time opened it.
-	Ping   *PayloadPing `json:"ping"`
-	SentAt time.Time    `json:"sent_at"`
+	Ping *PayloadPing `json:"ping"`
+	// Incidents is set, and only, for incidents.grouped: every incident
+	// of the group with its monitor, in the order they opened. Its
+	// "incident" and "monitor" are the first's, so that a template made
+	// for single incidents still renders.
+	Incidents []PayloadGroupItem `json:"incidents,omitempty"`
+	SentAt    time.Time          `json:"sent_at"`
+}
+
+// PayloadGroupItem is one incident of an incidents.grouped payload.
+type PayloadGroupItem struct {
+	Incident PayloadIncident `json:"incident"`
+	Monitor  PayloadMonitor  `json:"monitor"`
 }
 
 // PayloadRun is the payload's "run", with the fields of a run in the
@@ -284,6 +295,9 @@ type PayloadIncident struct {
 	OpenedAt   time.Time  `json:"opened_at"`
 	ResolvedAt *time.Time `json:"resolved_at"`
 	Summary    string     `json:"summary"`
+	// SnoozeURL is a signed link that snoozes the monitor for an hour
+	// without a sign-in; omitted on a recovery.
+	SnoozeURL string `json:"snooze_url,omitempty"`
 }
 
 // PayloadMonitorEvent is the payload's "monitor_event": At is when the
@@ -312,32 +326,27 @@ type PayloadMonitor struct {
 // as [] rather than null.
 func NewPayload(n *notifiers.Notification) Payload {
 	p := Payload{
-		Event: string(n.Event),
-		Monitor: PayloadMonitor{
-			ID:     n.Monitor.ID,
-			Name:   n.Monitor.Name,
-			Slug:   n.Monitor.Slug,
-			Status: n.Monitor.Status,
-			Tags:   append([]string{}, n.Monitor.Tags...),
-			Source: n.Monitor.Source,
-			URL:    n.Link(),
-		},
-		SentAt: n.SentAt.UTC(),
+		Event:   string(n.Event),
+		Monitor: payloadMonitor(n.Monitor, n.Link()),
+		SentAt:  n.SentAt.UTC(),
+	}
+	if n.Event == notifiers.EventGrouped {
+		p.Monitor.URL = n.Monitor.URL
+		first := payloadIncident(n.Incident)
+		p.Incident = &first
+		for _, g := range n.Group {
+			p.Incidents = append(p.Incidents, PayloadGroupItem{Incident: payloadIncident(g.Incident),
+				Monitor: payloadMonitor(g.Monitor, g.Monitor.URL)})
+		}
+		return p
 	}
 	if n.Event.IsMonitorEvent() {
 		p.MonitorEvent = &PayloadMonitorEvent{At: n.EventAt.UTC(), Summary: n.Summary()}
 		return p
 	}
-	p.Incident = &PayloadIncident{
-		ID:       n.Incident.ID,
-		Kind:     string(n.Incident.Kind),
-		OpenedAt: n.Incident.OpenedAt.UTC(),
-		Summary:  n.Incident.Summary,
-	}
-	if n.Incident.ResolvedAt != nil {
-		resolved := n.Incident.ResolvedAt.UTC()
-		p.Incident.ResolvedAt = &resolved
-	}
+	in := payloadIncident(n.Incident)
+	p.Incident = &in
+	p.Incident.SnoozeURL = n.SnoozeURL
 	if r := n.Run; r != nil {
 		p.Run = &PayloadRun{RID: r.RID, StartedAt: utc(r.StartedAt), FinishedAt: utc(r.FinishedAt), Outcome: r.Outcome,
 			DurationMS: r.DurationMS, Attempt: r.Attempt, ExitCode: r.ExitCode, WillRetry: r.WillRetry, Stuck: r.Stuck,
@@ -347,6 +356,20 @@ func NewPayload(n *notifiers.Notification) Payload {
 		body, cut := n.OutputTail(PingBodyLines, PingBodyChars)
 		p.Ping = &PayloadPing{ID: pg.ID, Kind: pg.Kind, At: pg.At.UTC(), RID: pg.RID, Attempt: pg.Attempt,
 			RetryAt: utc(pg.RetryAt), ExitCode: pg.ExitCode, DurationMS: pg.DurationMS, Body: body, BodyTruncated: cut}
+	}
+	return p
+}
+
+func payloadMonitor(m notifiers.Monitor, url string) PayloadMonitor {
+	return PayloadMonitor{ID: m.ID, Name: m.Name, Slug: m.Slug, Status: m.Status, Tags: append([]string{}, m.Tags...),
+		Source: m.Source, URL: url}
+}
+
+func payloadIncident(in notifiers.Incident) PayloadIncident {
+	p := PayloadIncident{ID: in.ID, Kind: string(in.Kind), OpenedAt: in.OpenedAt.UTC(), Summary: in.Summary}
+	if in.ResolvedAt != nil {
+		resolved := in.ResolvedAt.UTC()
+		p.ResolvedAt = &resolved
 	}
 	return p
 }

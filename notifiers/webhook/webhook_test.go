@@ -252,3 +252,15 @@ func TestVerify(t *testing.T) {
 	require.NoError(t, webhook.Verify(secret, rotated, body, at, time.Minute))
 	require.NoError(t, webhook.Verify("the-old-secret-value", rotated, body, at, time.Minute))
 }
+
+// TestTemplateReport: a channel's template renders a report too, and its
+// payload function gives the report's own payload.
+func TestTemplateReport(t *testing.T) {
+	t.Parallel()
+	recv := notifiertest.NewReceiver(t, nil)
+	n := newNotifier(t, webhook.Config{URL: recv.URL,
+		Template: `{"text": {{json .Headline}}, "uptime": {{json (payload .).Report.Uptime}}, "first": {{json (index .Report.WithIncidents 0).Label}}}`})
+	require.NoError(t, n.Notify(context.Background(), notifiertest.WeeklyReport()))
+	require.JSONEq(t, `{"text": "Weekly report for Billing & Ops: week of 23–29 Nov 2026 (UTC)", "uptime": 0.9830508474576272,
+		"first": "nightly-import"}`, string(recv.Only(t).Body))
+}
