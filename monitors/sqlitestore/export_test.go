@@ -25,4 +25,6 @@ func SetRestartFrames(s *Store, n int) { s.ckpt.restartFrames = n }
 
 // CachedStatements returns how many statements the reader and the writer
 // keep prepared.
-func CachedStatements(s *Store) (reader, writer int) { return s.rStmts.stmts.Len(), s.wStmts.stmts.Len() }
+func CachedStatements(s *Store) (reader, writer int) {
+	return s.rStmts.stmts.Len(), s.wStmts.stmts.Len()
+}
