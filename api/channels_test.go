@@ -243,3 +243,72 @@ func TestChannelAlertingFields(t *testing.T) {
 		require.Zero(t, page.GroupSeconds)
 	})
 }
+
+// TestChannelReport: a channel's report is weekly, monthly or absent; a
+// PATCH changes it and null stops it; any other value, an empty one, and
+// a report on a kind that takes none are 400s naming report, and nothing
+// is stored.
+func TestChannelReport(t *testing.T) {
+	t.Parallel()
+	eachStore(t, func(t *testing.T, b *bundle) {
+		hook := map[string]any{"url": "https://hooks.example.com/vigil"}
+		r := b.do(http.MethodPost, "/api/v1/channels", b.rw, map[string]any{"kind": "webhook", "name": "hook", "config": hook})
+		require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
+		require.NotContains(t, string(r.body), `"report"`, "absent when none")
+		var ch api.Channel
+		r.json(t, &ch)
+
+		r = b.do(http.MethodPost, "/api/v1/channels", b.rw, map[string]any{"kind": "email", "name": "mail",
+			"config": map[string]any{"to": []string{"team@example.com"}}, "report": "monthly"})
+		require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
+		var mail api.Channel
+		r.json(t, &mail)
+		require.Equal(t, "monthly", mail.Report)
+
+		r = b.do(http.MethodPatch, "/api/v1/channels/"+ch.ID, b.rw, map[string]any{"report": "weekly"})
+		require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+		r.json(t, &ch)
+		require.Equal(t, "weekly", ch.Report)
+		r = b.do(http.MethodGet, "/api/v1/channels/"+ch.ID, b.ro, nil)
+		r.json(t, &ch)
+		require.Equal(t, "weekly", ch.Report)
+		r = b.do(http.MethodPatch, "/api/v1/channels/"+ch.ID, b.rw, map[string]any{"name": "hook 2"})
+		require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+		r.json(t, &ch)
+		require.Equal(t, "weekly", ch.Report, "a PATCH without report keeps it")
+
+		pd := map[string]any{"routing_key": "R0123456789abcdef0123456789abcdef"}
+		for _, c := range []struct {
+			method, path string
+			body         map[string]any
+		}{
+			{http.MethodPost, "/api/v1/channels", map[string]any{"kind": "webhook", "name": "x", "config": hook, "report": "daily"}},
+			{http.MethodPost, "/api/v1/channels", map[string]any{"kind": "webhook", "name": "x", "config": hook, "report": ""}},
+			{http.MethodPost, "/api/v1/channels", map[string]any{"kind": "webhook", "name": "x", "config": hook, "report": nil}},
+			{http.MethodPost, "/api/v1/channels", map[string]any{"kind": "pagerduty", "name": "pd", "config": pd, "report": "weekly"}},
+			{http.MethodPost, "/api/v1/channels", map[string]any{"kind": "discord", "name": "d", "report": "weekly",
+				"config": map[string]any{"webhook_url": "https://discord.com/api/webhooks/1/x"}}},
+			{http.MethodPatch, "/api/v1/channels/" + ch.ID, map[string]any{"report": "Weekly"}},
+			{http.MethodPatch, "/api/v1/channels/" + ch.ID, map[string]any{"report": ""}},
+		} {
+			r := b.do(c.method, c.path, b.rw, c.body)
+			require.Equal(t, http.StatusBadRequest, r.status, "%v: %s", c.body, r.body)
+			var e api.Error
+			r.json(t, &e)
+			require.Equal(t, "report", e.Field, "%s", r.body)
+		}
+		got, err := b.store.ChannelGet(t.Context(), b.prj.ID, ch.ID)
+		require.NoError(t, err)
+		require.Equal(t, monitors.ReportWeekly, got.Report, "a refused PATCH changes nothing")
+		list, err := b.store.ChannelList(t.Context(), &monitors.ChannelListParams{ProjectID: b.prj.ID})
+		require.NoError(t, err)
+		require.Len(t, list, 2, "no refused channel was stored")
+
+		r = b.do(http.MethodPatch, "/api/v1/channels/"+ch.ID, b.rw, map[string]any{"report": nil})
+		require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+		require.NotContains(t, string(r.body), `"report"`, "null stops the reports")
+		got, err = b.store.ChannelGet(t.Context(), b.prj.ID, ch.ID)
+		require.NoError(t, err)
+		require.Equal(t, monitors.ReportNone, got.Report)
+	})
+}

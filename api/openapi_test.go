@@ -79,6 +79,10 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 	}
 	require.Equal(t, []any{"new", "up", "running", "late", "retrying", "down", "paused", "undeclared"},
 		schemas["Monitor"].Value.Properties["status"].Value.Enum)
+	require.Equal(t, []any{"weekly", "monthly"}, schemas["Channel"].Value.Properties["report"].Value.Enum)
+	require.Equal(t, []any{"weekly", "monthly"}, schemas["ChannelCreate"].Value.Properties["report"].Value.Enum)
+	require.True(t, schemas["ChannelUpdate"].Value.Properties["report"].Value.Nullable, "null stops a channel's reports")
+	require.NotContains(t, schemas["Channel"].Value.Required, "report", "absent when none")
 	require.Contains(t, schemas["MonitorCreate"].Value.Properties, "schedule")
 	require.Contains(t, schemas["MonitorUpdate"].Value.Properties, "person_fields")
 }

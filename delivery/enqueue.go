@@ -23,6 +23,16 @@ import (
 // QueueName is the River queue of delivery jobs.
 const QueueName = "vigil_delivery"
 
+// ReportQueueName is the River queue of the delivery jobs of reports. A
+// queue of its own, so that during a rolling upgrade a binary older than
+// reports, which works QueueName only and could not read a report's
+// delivery, never takes one (it would drop it as gone).
+const ReportQueueName = "vigil_reports"
+
+// reportWorkers is how many reports one process sends at once: a few a
+// week per channel, never urgent.
+const reportWorkers = 2
+
 // maxAttempts is River's bound on a delivery job's attempts. The retry
 // window is what ends retrying; this is only a backstop for a window so
 // long, or a backoff so short, that attempts would never end.
@@ -79,13 +89,21 @@ func (e *Enqueuer[TTx]) Enqueue(ctx context.Context, tx TTx, ds []*monitors.Deli
 		params[i] = river.InsertManyParams{
 			Args: SendArgs{ProjectID: d.ProjectID, DeliveryID: d.ID, IncidentID: d.IncidentID, ChannelID: d.ChannelID,
 				Event: string(d.Event)},
-			InsertOpts: &river.InsertOpts{Queue: QueueName, MaxAttempts: maxAttempts},
+			InsertOpts: &river.InsertOpts{Queue: queueOf(d), MaxAttempts: maxAttempts},
 		}
 	}
 	if _, err := e.client.InsertManyTx(ctx, tx, params); err != nil {
 		return fmt.Errorf("insert %d delivery jobs: %w", len(ds), err)
 	}
 	return nil
+}
+
+// queueOf is the River queue of delivery d's job.
+func queueOf(d *monitors.Delivery) string {
+	if d.ReportID != "" {
+		return ReportQueueName
+	}
+	return QueueName
 }
 
 // MigratePostgres applies River's migrations to the database of pool, in

@@ -391,6 +391,17 @@ func (h *harness) snoozes() int {
 
 // jobStates counts the River jobs of the harness's database by state.
 func (h *harness) jobStates() map[string]int {
+	return h.jobCounts(`SELECT state, count(*) FROM river_job GROUP BY state`)
+}
+
+// jobQueues counts the River jobs of the harness's database by queue.
+func (h *harness) jobQueues() map[string]int {
+	return h.jobCounts(`SELECT queue, count(*) FROM river_job GROUP BY queue`)
+}
+
+// jobCounts runs q, which gives (key, count) rows, on the harness's
+// database.
+func (h *harness) jobCounts(q string) map[string]int {
 	h.t.Helper()
 	out := map[string]int{}
 	var (
@@ -405,7 +416,7 @@ func (h *harness) jobStates() map[string]int {
 	}
 	require.NoError(h.t, err)
 	defer db.Close()
-	rows, err := db.Query(`SELECT state, count(*) FROM river_job GROUP BY state`)
+	rows, err := db.Query(q)
 	require.NoError(h.t, err)
 	defer rows.Close()
 	for rows.Next() {

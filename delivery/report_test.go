@@ -118,6 +118,9 @@ func TestReportDelivery(t *testing.T) {
 			require.Equal(t, 1, settled["pagerduty"].Attempts)
 			require.Empty(t, pdRecv.Requests(), "PagerDuty is never sent a report")
 			h.jobsEventually(map[string]int{"completed": 3, "cancelled": 1})
+			// A queue of their own, which binaries older than reports do
+			// not work.
+			require.Equal(t, map[string]int{delivery.ReportQueueName: 4}, h.jobQueues())
 		})
 	}
 }

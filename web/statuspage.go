@@ -56,6 +56,8 @@ const (
 	statusIncidentsMax = 10
 	// statusFeedMax is how many incidents the feed carries.
 	statusFeedMax = 50
+	// statusBuildTimeout bounds a build of a page.
+	statusBuildTimeout = 30 * time.Second
 )
 
 // publicStatus is a monitor's state as the public reads it: words and a
@@ -549,8 +551,12 @@ func (h *Handler) serveStatus(c echo.Context, slug, form string) error {
 	var e *statusEntry
 	if statusSlugOK(slug) {
 		var err error
+		// The build serves every request waiting for it: one that goes
+		// away does not cancel it for the others.
 		e, err = h.statusCache.get(slug, now, func(old *statusEntry) (*statusEntry, error) {
-			return h.buildStatusEntry(c.Request().Context(), slug, now, old)
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(c.Request().Context()), statusBuildTimeout)
+			defer cancel()
+			return h.buildStatusEntry(ctx, slug, now, old)
 		})
 		if err != nil {
 			h.log.Error("status page failed", "slug", slug, "err", err)
