@@ -727,7 +727,9 @@ func (x *machine) runStart(p *Ping, o occRef) runStart {
 	}
 	if p.DurationMS != nil && p.Kind != PingStart {
 		rs.at = p.At.Add(-time.Duration(*p.DurationMS) * time.Millisecond)
-		if !o.keyed {
+		// The occurrence by the start matters to the run rules only;
+		// without them a ping costs no more schedule arithmetic.
+		if !o.keyed && (x.m.EarlySeconds > 0 || x.m.TooOften == TooOftenAlert) {
 			rs.occ.at = x.occurrenceAt(rs.at)
 		}
 	}
@@ -774,6 +776,9 @@ func (x *machine) judgeEarly(p *Ping, rs runStart) {
 		x.open(IncidentEarly, p.At, x.s.RunSeq+1, fmt.Sprintf("%s: a run started at %s, %s before its occurrence of %s (early_seconds: %s)",
 			x.m.Name, x.fmtTime(rs.at), FormatDuration(by), x.fmtTime(rs.occ.at), FormatDuration(x.m.Early())))
 		return
+	}
+	if !x.isOpen(IncidentEarly) {
+		return // nothing to resolve: no summary to write
 	}
 	x.resolve(IncidentEarly, p.At, fmt.Sprintf("a run started at %s, on time for its occurrence of %s", x.fmtTime(rs.at), x.fmtTime(rs.occ.at)))
 }
@@ -988,11 +993,24 @@ func (x *machine) judgeRuntime(p *Ping, run Run) {
 	d := time.Duration(*run.DurationMS) * time.Millisecond
 	if d < minRT {
 		x.open(IncidentTooFast, p.At, run.Seq, fmt.Sprintf("%s: run %s succeeded at %s after only %s, less than its min runtime of %s",
-			x.m.Name, runName(run.RID, run.Seq), x.fmtTime(p.At), FormatDuration(d), FormatDuration(minRT)))
+			x.m.Name, runName(run.RID, run.Seq), x.fmtTime(p.At), runtimeWords(d), FormatDuration(minRT)))
+		return
+	}
+	if !x.isOpen(IncidentTooFast) {
 		return
 	}
 	x.resolve(IncidentTooFast, p.At, fmt.Sprintf("run %s succeeded at %s after %s (min runtime %s)",
-		runName(run.RID, run.Seq), x.fmtTime(p.At), FormatDuration(d), FormatDuration(minRT)))
+		runName(run.RID, run.Seq), x.fmtTime(p.At), runtimeWords(d), FormatDuration(minRT)))
+}
+
+// runtimeWords says how long a run took: to a tenth of a second under a
+// minute ("1.5s", "0s"), where whole seconds would round a 1.5 s run up
+// to 2, and as FormatDuration above.
+func runtimeWords(d time.Duration) string {
+	if d < time.Minute {
+		return d.Round(100 * time.Millisecond).String()
+	}
+	return FormatDuration(d)
 }
 
 // countRun applies too_often to a successful run that started at started,
@@ -1016,7 +1034,7 @@ func (x *machine) countRun(p *Ping, seq int64, occ, started time.Time, retry boo
 			case gap < half && !x.isOpen(IncidentTooOften):
 				x.open(IncidentTooOften, p.At, seq, fmt.Sprintf("%s: a run started at %s, %s after the one before (%s); too_often allows no less than half the interval of %s",
 					x.m.Name, x.fmtTime(started), FormatDuration(max(gap, 0)), x.fmtTime(prev), FormatDuration(iv.Every)))
-			case gap >= half:
+			case gap >= half && x.isOpen(IncidentTooOften):
 				x.resolve(IncidentTooOften, p.At, fmt.Sprintf("a run started at %s, %s after the one before", x.fmtTime(started), FormatDuration(gap)))
 			}
 		}
@@ -1036,7 +1054,7 @@ func (x *machine) countRun(p *Ping, seq int64, occ, started time.Time, retry boo
 		}
 		return
 	}
-	if i == len(s.Ran) && i > 0 && s.Ran[i-1].Runs <= 1 {
+	if i == len(s.Ran) && i > 0 && s.Ran[i-1].Runs <= 1 && x.isOpen(IncidentTooOften) {
 		// The occurrence before ran once: the runs are back to the schedule.
 		x.resolve(IncidentTooOften, p.At, fmt.Sprintf("the occurrence of %s ran once", x.fmtTime(s.Ran[i-1].At)))
 	}
