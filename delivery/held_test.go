@@ -272,3 +272,47 @@ func TestSuppressedByPingFailure(t *testing.T) {
 		})
 	}
 }
+
+// TestSnoozeHoldsRemindersNotRecovery: an incident notified before the
+// snooze gets no reminder while the monitor is snoozed, and one again
+// after; its recovery during a snooze still goes out, so a pager closes
+// what it opened.
+func TestSnoozeHoldsRemindersNotRecovery(t *testing.T) {
+	t.Parallel()
+	for _, dialect := range dialects {
+		t.Run(dialect, func(t *testing.T) {
+			t.Parallel()
+			recv := notifiertest.NewReceiver(t, nil)
+			h := newHarness(t, dialect, func(c *delivery.Config) { c.ReminderInterval = time.Hour })
+			h.channel("webhook", "hook", map[string]any{"url": recv.URL}, true)
+			svc := manage.New(h.store, h.clock.Now)
+			ctx := context.Background()
+			m := h.monitor("job")
+			in := h.fail(m)
+			h.settled(in.ID, 1)
+
+			h.clock.Set(T0.Add(30 * time.Minute))
+			secs := int64(2 * 3600)
+			_, err := svc.MonitorSnooze(ctx, h.prj.ID, m.ID, &manage.Snooze{Seconds: &secs})
+			require.NoError(t, err)
+			h.clock.Set(T0.Add(90 * time.Minute))
+			n, err := h.svc.RemindOnce(ctx)
+			require.NoError(t, err)
+			require.Zero(t, n, "no reminder while snoozed")
+			h.clock.Set(T0.Add(150 * time.Minute))
+			n, err = h.svc.RemindOnce(ctx)
+			require.NoError(t, err)
+			require.Equal(t, 1, n, "reminded once the snooze is over")
+			h.settled(in.ID, 2)
+
+			_, err = svc.MonitorSnooze(ctx, h.prj.ID, m.ID, &manage.Snooze{Seconds: &secs})
+			require.NoError(t, err)
+			h.clock.Set(T0.Add(160 * time.Minute))
+			h.succeed(m)
+			ds := h.settled(in.ID, 3)
+			require.Equal(t, monitors.EventResolved, ds[2].Event, "the recovery of a notified incident goes out while snoozed")
+			reqs := requestsSettle(t, recv, 3)
+			require.Equal(t, "incident.resolved", eventOf(t, reqs[2].Body))
+		})
+	}
+}

@@ -152,3 +152,39 @@ func TestSnoozeFromMonitorPage(t *testing.T) {
 		require.NotContains(t, c.get("/monitors/"+m.ID).body, "Snoozed until")
 	})
 }
+
+// TestDependsOnInForm: the monitor form sets depends_on; a cycle is
+// refused in the form's words, naming it, and nothing is stored.
+func TestDependsOnInForm(t *testing.T) {
+	t.Parallel()
+	eachStore(t, func(t *testing.T, b *bundle) {
+		ctx := context.Background()
+		db := b.monitor(t, b.project.ID, "db")
+		job := b.monitor(t, b.project.ID, "job")
+		c := b.signIn(t, "ada@example.com", b.project.ID)
+		r := c.get("/monitors/" + job.ID + "/edit")
+		require.Contains(t, r.body, `name="depends_on" value="`+db.ID+`"`)
+		require.NotContains(t, r.body, `name="depends_on" value="`+job.ID+`"`, "not itself")
+
+		form := func(m *monitors.Monitor, deps ...string) url.Values {
+			return url.Values{"name": {m.Name}, "slug": {m.Slug}, "schedule_kind": {"interval"}, "every": {"1h"},
+				"grace": {"5m"}, "alert_on_failure": {"final"}, "overlap": {"alert"}, "failure_threshold": {"1"},
+				"recovery_threshold": {"1"}, "depends_on": deps}
+		}
+		r = c.postForm("/monitors/"+job.ID, form(job, db.ID))
+		require.Equal(t, http.StatusSeeOther, r.status, r.body)
+		got, err := b.store.MonitorGet(ctx, b.project.ID, job.ID)
+		require.NoError(t, err)
+		require.Equal(t, []string{db.ID}, got.DependsOn)
+		r = c.get("/monitors/" + job.ID)
+		require.Contains(t, r.body, "Depends on")
+		require.Contains(t, r.body, `<a href="/monitors/`+db.ID+`">db</a>`)
+
+		r = c.postForm("/monitors/"+db.ID, form(db, job.ID))
+		require.Equal(t, http.StatusUnprocessableEntity, r.status, r.body)
+		require.Contains(t, html.UnescapeString(r.body), "Depends on: cycle db → job → db.")
+		got, err = b.store.MonitorGet(ctx, b.project.ID, db.ID)
+		require.NoError(t, err)
+		require.Empty(t, got.DependsOn, "nothing stored")
+	})
+}

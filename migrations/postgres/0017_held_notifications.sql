@@ -15,8 +15,13 @@ ALTER TABLE monitors ADD COLUMN snoozed_until timestamptz;
 ALTER TABLE incidents ADD COLUMN held boolean NOT NULL DEFAULT false;
 ALTER TABLE incidents ADD COLUMN suppressed_by text;
 CREATE INDEX incidents_suppressed_by_idx ON incidents (suppressed_by) WHERE suppressed_by IS NOT NULL;
+-- The dependents of a monitor whose incident ends are woken (depends_on @>
+-- ARRAY[id]): only the monitors with dependencies are in the index, and a
+-- ping's update of a monitor changes no column of it (it stays HOT).
+CREATE INDEX monitors_depends_on_idx ON monitors USING gin (depends_on) WHERE depends_on IS NOT NULL;
 
 -- +goose Down
+DROP INDEX monitors_depends_on_idx;
 DROP INDEX incidents_suppressed_by_idx;
 ALTER TABLE incidents DROP COLUMN suppressed_by;
 ALTER TABLE incidents DROP COLUMN held;

@@ -454,7 +454,7 @@ var dependencyQueries = plan.DependencyQueries{
 		WHERE monitor_id = ANY($1::text[]) AND resolved_at IS NULL ORDER BY opened_at, id`,
 	DependencyGraph: `SELECT id, slug, depends_on FROM monitors WHERE project_id = $1`,
 	DependentsWake: `UPDATE monitors SET next_deadline = $3 WHERE id IN (
-		SELECT id FROM monitors WHERE project_id = $1 AND depends_on @> ARRAY[$2::text] AND NOT paused
+		SELECT id FROM monitors WHERE project_id = $1 AND depends_on IS NOT NULL AND depends_on @> ARRAY[$2::text] AND NOT paused
 			AND (next_deadline IS NULL OR next_deadline > $3)
 			AND EXISTS (SELECT 1 FROM incidents i WHERE i.monitor_id = monitors.id AND i.resolved_at IS NULL AND i.held)
 		ORDER BY id FOR UPDATE SKIP LOCKED)`,
