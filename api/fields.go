@@ -110,6 +110,13 @@ func applyFields(m *monitors.Monitor, f *MonitorFields, obj object, path string)
 		m.HideOutput = !*f.NotifyOutput
 		mark("notify_output")
 	}
+	if f.DependsOn != nil {
+		if err := noDuplicates(*f.DependsOn, join(path, "depends_on")); err != nil {
+			return nil, err
+		}
+		m.DependsOn = slices.Clone(*f.DependsOn)
+		mark("depends_on")
+	}
 	if obj.has("retry_policy") {
 		m.RetryPolicy = nil
 		if p := f.RetryPolicy; p != nil {

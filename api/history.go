@@ -199,7 +199,12 @@ func (h *Handler) renderIncidents(c echo.Context, rq *request, ins []*monitors.I
 		}
 		j := Incident{ID: in.ID, Kind: string(in.Kind), OpenedAt: in.OpenedAt.UTC(), ResolvedAt: utcPtr(in.ResolvedAt),
 			Summary: in.Summary, ResolveSummary: in.ResolveSummary, Monitor: mon,
+			State: string(in.State()), Held: in.Held,
 			Events: make([]IncidentEvent, 0, len(evs)), Deliveries: apiDeliveries(deliveries[in.ID])}
+		if in.SuppressedBy != "" {
+			by := in.SuppressedBy
+			j.SuppressedBy = &by
+		}
 		for _, e := range evs {
 			j.Events = append(j.Events, IncidentEvent{ID: e.ID, Kind: string(e.Kind), At: e.At.UTC(), Summary: e.Summary})
 		}

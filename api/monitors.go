@@ -165,6 +165,44 @@ func (h *Handler) setPaused(c echo.Context, rq *request, paused bool) error {
 	return h.respondMonitor(c, rq, http.StatusOK, m, fields)
 }
 
+// snoozeMonitor answers POST /api/v1/monitors/{id}/snooze.
+func (h *Handler) snoozeMonitor(c echo.Context, rq *request) error {
+	var in MonitorSnooze
+	if _, err := h.decodeBody(c, &in, nil); err != nil {
+		return err
+	}
+	z := &manage.Snooze{Seconds: in.Seconds}
+	if in.Until != nil {
+		t, err := time.Parse(time.RFC3339, *in.Until)
+		if err != nil {
+			return invalidf("until", "must be an RFC 3339 time, such as 2026-03-02T15:04:05Z")
+		}
+		z.Until = &t
+	}
+	id := pathParam(c, "id")
+	m, err := h.manage.MonitorSnooze(c.Request().Context(), rq.key.ProjectID, id, z)
+	if errors.Is(err, monitors.ErrNotFound) {
+		return notFound("monitor", id)
+	}
+	if err != nil {
+		return err
+	}
+	return h.respondMonitor(c, rq, http.StatusOK, m, nil)
+}
+
+// unsnoozeMonitor answers DELETE /api/v1/monitors/{id}/snooze.
+func (h *Handler) unsnoozeMonitor(c echo.Context, rq *request) error {
+	id := pathParam(c, "id")
+	m, err := h.manage.MonitorUnsnooze(c.Request().Context(), rq.key.ProjectID, id)
+	if errors.Is(err, monitors.ErrNotFound) {
+		return notFound("monitor", id)
+	}
+	if err != nil {
+		return err
+	}
+	return h.respondMonitor(c, rq, http.StatusOK, m, nil)
+}
+
 // checkChannels checks that every ID names a channel of the request's
 // project.
 func (h *Handler) checkChannels(ctx context.Context, rq *request, ids []string, field string) error {
@@ -284,10 +322,14 @@ func (h *Handler) monitorJSON(m *monitors.Monitor, personFields []string, prj *m
 		PersonFields:  mergeFields(personFields),
 		Warnings:      []string{},
 		Badge:         h.badgeURLs(prj.ID, badgeKey, monitorTarget(m.ID)),
+		DependsOn:     nonNil(m.DependsOn),
 		CreatedAt:     m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(),
 	}
 	if p := m.RetryPolicy; p != nil {
 		out.RetryPolicy = &RetryPolicy{Name: p.Name, MaxRetries: p.MaxRetries, MaxDelaysSeconds: nonNilInts(p.MaxDelaysSeconds)}
+	}
+	if m.Snoozed(now) {
+		out.SnoozedUntil = utcPtr(m.SnoozedUntil)
 	}
 	if t := m.State.LastPingAt; !t.IsZero() {
 		t = t.UTC()
@@ -299,7 +341,14 @@ func (h *Handler) monitorJSON(m *monitors.Monitor, personFields []string, prj *m
 	}
 	for _, k := range monitors.IncidentKinds {
 		if at, ok := m.State.Open[k]; ok {
-			out.OpenIncidents = append(out.OpenIncidents, OpenIncident{Kind: string(k), OpenedAt: at.UTC()})
+			oi := OpenIncident{Kind: string(k), OpenedAt: at.UTC(), State: string(monitors.IncidentStateOpen)}
+			if h, held := m.State.Held[k]; held {
+				oi.Held = true
+				if h.Parent != "" {
+					oi.State = string(monitors.IncidentStateSuppressed)
+				}
+			}
+			out.OpenIncidents = append(out.OpenIncidents, oi)
 		}
 	}
 	out.RetryChainSeconds, out.Warnings = h.advise(m, now)

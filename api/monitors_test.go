@@ -140,7 +140,7 @@ func TestMonitorDownAndIncidents(t *testing.T) {
 		b.ping(m.PingKey, monitors.PingFail, t0)
 		got := b.getMonitor(m.ID)
 		require.Equal(t, "down", got.Status)
-		require.Equal(t, []api.OpenIncident{{Kind: "failed", OpenedAt: t0}}, got.OpenIncidents)
+		require.Equal(t, []api.OpenIncident{{Kind: "failed", OpenedAt: t0, State: "open"}}, got.OpenIncidents)
 
 		r := b.do(http.MethodGet, "/api/v1/monitors/"+m.ID+"/incidents", b.rw, nil)
 		require.Equal(t, http.StatusOK, r.status)

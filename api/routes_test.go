@@ -153,8 +153,13 @@ func routeCases() map[string]routeCase {
 			p, _ := monitorPath("")(b)
 			return p, map[string]any{"grace_seconds": 600}
 		}},
-		"DELETE /api/v1/monitors/:id":               {ok: 204, other: 404, prepare: monitorPath("")},
-		"POST /api/v1/monitors/:id/pause":           {ok: 200, other: 404, prepare: monitorPath("/pause")},
+		"DELETE /api/v1/monitors/:id":     {ok: 204, other: 404, prepare: monitorPath("")},
+		"POST /api/v1/monitors/:id/pause": {ok: 200, other: 404, prepare: monitorPath("/pause")},
+		"POST /api/v1/monitors/:id/snooze": {ok: 200, other: 404, prepare: func(b *bundle) (string, any) {
+			path, _ := monitorPath("/snooze")(b)
+			return path, map[string]any{"seconds": 3600}
+		}},
+		"DELETE /api/v1/monitors/:id/snooze":        {ok: 200, other: 404, prepare: monitorPath("/snooze")},
 		"POST /api/v1/monitors/:id/resume":          {ok: 200, other: 404, prepare: monitorPath("/resume")},
 		"POST /api/v1/monitors/:id/rotate-ping-key": {ok: 200, other: 404, prepare: monitorPath("/rotate-ping-key")},
 		"POST /api/v1/project/rotate-ping-key": {ok: 200, other: 200, prepare: func(b *bundle) (string, any) {

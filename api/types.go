@@ -41,6 +41,8 @@ type PingURLs struct {
 type OpenIncident struct {
 	Kind     string    `json:"kind" enum:"missed,failed,stuck,deadline,overlap,too_fast,early,too_often"`
 	OpenedAt time.Time `json:"opened_at"`
+	State    string    `json:"state" enum:"open,suppressed" doc:"suppressed: opened while a monitor it depends on had an open incident; not notified until that one resolves"`
+	Held     bool      `json:"held" doc:"its notification is held: suppressed, or opened while the monitor was snoozed; sent when the hold ends if it is still open"`
 }
 
 // BadgeURLs are a badge's URLs: an SVG image and shields.io endpoint JSON.
@@ -88,6 +90,8 @@ type Monitor struct {
 	Badge              BadgeURLs      `json:"badge"`
 	InMaintenance      bool           `json:"in_maintenance" doc:"a maintenance window covers the monitor now: no incident opens for it"`
 	InMaintenanceUntil *time.Time     `json:"in_maintenance_until" doc:"when the maintenance that covers it now ends; null when none does"`
+	DependsOn          []string       `json:"depends_on" doc:"IDs of the monitors of the project it depends on: while one of them has an open incident, this monitor's new incidents open suppressed"`
+	SnoozedUntil       *time.Time     `json:"snoozed_until" doc:"while in the future, the incidents it opens are shown but not notified; one still open when the snooze ends is notified then (POST/DELETE .../snooze); null when not snoozed"`
 	FlappingSince      *time.Time     `json:"flapping_since" doc:"when the monitor began flapping (more than 3 incidents opened and resolved within an hour): its incidents are recorded but not notified until none opens for an hour; null when it is not flapping"`
 	CreatedAt          time.Time      `json:"created_at"`
 	UpdatedAt          time.Time      `json:"updated_at"`
@@ -155,6 +159,14 @@ type MonitorFields struct {
 	Channels          *[]string    `json:"channels,omitempty" doc:"IDs of channels of the project"`
 	RetryPolicy       *RetryPolicy `json:"retry_policy,omitempty" doc:"null in a PATCH removes it"`
 	NotifyOutput      *bool        `json:"notify_output,omitempty" doc:"default true: notifications of a failure carry the tail of the run's output; false keeps it out"`
+	DependsOn         *[]string    `json:"depends_on,omitempty" doc:"monitors of the project this one depends on, by ID (or slug, stored as its ID): while one of them has an open incident, this monitor's new incidents open suppressed under it and are notified only if still open when it resolves; no cycles"`
+}
+
+// MonitorSnooze is the body of POST /api/v1/monitors/{id}/snooze: seconds
+// or until, not both.
+type MonitorSnooze struct {
+	Seconds *int64  `json:"seconds,omitempty" doc:"snooze for this long, from now: 1 to 604800 (7 days)"`
+	Until   *string `json:"until,omitempty" doc:"snooze until this RFC 3339 time, at most 7 days ahead"`
 }
 
 // MonitorCreate is the body of POST /api/v1/monitors. Name or slug is
@@ -282,6 +294,9 @@ type Incident struct {
 	ResolvedAt     *time.Time      `json:"resolved_at"`
 	Summary        string          `json:"summary"`
 	ResolveSummary string          `json:"resolve_summary"`
+	State          string          `json:"state" enum:"open,suppressed,resolved" doc:"suppressed: open, under the open incident of a monitor its monitor depends on (suppressed_by), and not notified until that one resolves"`
+	Held           bool            `json:"held" doc:"its notification is held (suppressed, or opened while the monitor was snoozed); sent when the hold ends if still open"`
+	SuppressedBy   *string         `json:"suppressed_by" doc:"the incident it opened suppressed under; kept once the suppression ends; null when never suppressed"`
 	Monitor        IncidentMonitor `json:"monitor"`
 	Events         []IncidentEvent `json:"events"`
 	Deliveries     []Delivery      `json:"deliveries"`

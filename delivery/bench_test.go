@@ -3,6 +3,7 @@ package delivery_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -102,38 +103,47 @@ func BenchmarkIncidentWrite(b *testing.B) {
 }
 
 // BenchmarkDeliver measures how fast queued notifications reach a local
-// receiver through River and the worker (10 workers, the default poll
-// interval), per notification,
-// against the baseline of sending the same notifications with the same
-// notifier directly from 10 goroutines, without queue or log.
+// receiver through River and the worker (the default poll interval), with
+// 10 workers (the default), 25 and 50, per notification; with -benchtime
+// 10000x it is the time for a burst of 10,000 incidents queued at once to
+// reach the receiver (s-burst). The baseline is sending the same
+// notifications with the same notifier directly from 10 goroutines,
+// without queue or log.
 func BenchmarkDeliver(b *testing.B) {
 	for _, dialect := range dialects {
-		b.Run(dialect+"/river", func(b *testing.B) {
-			recv := notifiertest.NewReceiver(b, nil)
-			s, prj, _ := benchStore(b, dialect, true, recv.URL)
-			ctx := context.Background()
-			for _, p := range failingMonitors(b, s, prj, b.N) {
-				storetest.MustRecord(b, s, p)
-			}
-			cfg := delivery.Config{Store: s, BaseURL: baseURL, AllowPrivate: true, Workers: 10,
-				NowFunc: func() time.Time { return T0 }}
-			var svc *delivery.Service
-			var err error
-			switch st := s.(type) {
-			case *sqlitestore.Store:
-				svc, err = delivery.NewSQLite(st.DB(), cfg)
-			case *pgstore.Store:
-				svc, err = delivery.NewPostgres(st.Pool(), cfg)
-			}
-			require.NoError(b, err)
-			b.ResetTimer()
-			require.NoError(b, svc.Start(ctx))
-			for len(recv.Requests()) < b.N {
-				time.Sleep(time.Millisecond) // polling for completion, not a deadline
-			}
-			b.StopTimer()
-			require.NoError(b, svc.Stop(ctx))
-		})
+		for _, workers := range []int{10, 25, 50} {
+			b.Run(fmt.Sprintf("%s/river-%d-workers", dialect, workers), func(b *testing.B) {
+				recv := notifiertest.NewReceiver(b, nil)
+				s, prj, _ := benchStore(b, dialect, true, recv.URL)
+				ctx := context.Background()
+				pings := failingMonitors(b, s, prj, b.N)
+				for start := 0; start < len(pings); start += 500 {
+					storetest.MustRecord(b, s, pings[start:min(start+500, len(pings))]...)
+				}
+				cfg := delivery.Config{Store: s, BaseURL: baseURL, AllowPrivate: true, Workers: workers,
+					NowFunc: func() time.Time { return T0 }}
+				var svc *delivery.Service
+				var err error
+				switch st := s.(type) {
+				case *sqlitestore.Store:
+					svc, err = delivery.NewSQLite(st.DB(), cfg)
+				case *pgstore.Store:
+					svc, err = delivery.NewPostgres(st.Pool(), cfg)
+				}
+				require.NoError(b, err)
+				b.ResetTimer()
+				start := time.Now()
+				require.NoError(b, svc.Start(ctx))
+				for len(recv.Requests()) < b.N {
+					time.Sleep(time.Millisecond) // polling for completion, not a deadline
+				}
+				took := time.Since(start)
+				b.StopTimer()
+				b.ReportMetric(took.Seconds(), "s-burst")
+				b.ReportMetric(float64(b.N)/took.Seconds(), "sent/s")
+				require.NoError(b, svc.Stop(ctx))
+			})
+		}
 	}
 	b.Run("direct", func(b *testing.B) {
 		recv := notifiertest.NewReceiver(b, nil)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -210,7 +209,12 @@ func TestLateWarningOnce(t *testing.T) {
 			got, err := h.store.MonitorGet(context.Background(), h.prj.ID, m.ID)
 			require.NoError(t, err)
 			require.Equal(t, day2.Add(5*time.Minute), *got.NextDeadlineAt, "the warning is the next deadline")
-			tick(day2.Add(5*time.Minute), day2.Add(12*time.Minute))
+			tick(day2.Add(5*time.Minute), day2.Add(9*time.Minute+30*time.Second))
+			// The warning is out before the grace ends (on the real clock,
+			// five minutes before the page).
+			require.Eventually(t, func() bool { return len(lateRecv.Requests()) == 1 }, 20*time.Second, 10*time.Millisecond)
+			require.Empty(t, quietRecv.Requests())
+			tick(day2.Add(10*time.Minute), day2.Add(12*time.Minute))
 			require.Eventually(t, func() bool { return len(lateRecv.Requests()) == 2 && len(quietRecv.Requests()) == 1 },
 				20*time.Second, 10*time.Millisecond)
 			require.Equal(t, []string{"monitor.late", "incident.opened"}, events(t, lateRecv))
@@ -246,16 +250,16 @@ func TestLateWarningOnce(t *testing.T) {
 
 // TestFlappingNoticeOnce: a job that fails and recovers every 10 minutes
 // is notified for its first three incidents; the fourth sends one
-// monitor.flapping instead; then nothing, however often it flaps, until
-// an hour without an incident, when a real evaluator sends one
-// monitor.stable; its next incident is notified again.
+// monitor.flapping instead; then nothing, however often it flaps, not
+// even a reminder, until an hour without an incident opening, when a real
+// evaluator sends one monitor.stable; its next events are notified again.
 func TestFlappingNoticeOnce(t *testing.T) {
 	t.Parallel()
 	for _, dialect := range dialects {
 		t.Run(dialect, func(t *testing.T) {
 			t.Parallel()
 			recv := notifiertest.NewReceiver(t, nil)
-			h := newHarness(t, dialect, nil)
+			h := newHarness(t, dialect, func(c *delivery.Config) { c.ReminderInterval = 30 * time.Minute })
 			h.channelWith("webhook", "hook", map[string]any{"url": recv.URL + "/hook"}, true, false, 0)
 			m := storetest.MustMonitor(t, h.store, h.prj.ID, "sync", func(m *monitors.Monitor) {
 				m.Schedule = monitors.ScheduleSpec{Kind: monitors.ScheduleInterval, EverySeconds: 3600}
@@ -284,21 +288,35 @@ func TestFlappingNoticeOnce(t *testing.T) {
 			require.NoError(t, err)
 			require.Len(t, ins, monitors.FlapThreshold+4, "every incident is recorded")
 
+			// One more incident while flapping: recorded, not notified, and
+			// neither are its reminders.
+			h.clock.Set(at)
+			still := h.fail(m)
+			h.clock.Set(at.Add(45 * time.Minute))
+			n, err := h.svc.RemindOnce(context.Background())
+			require.NoError(t, err)
+			require.Equal(t, 1, n, "the reminder is recorded")
+			require.Never(t, func() bool { return len(recv.Requests()) > len(want) }, 300*time.Millisecond, 10*time.Millisecond)
+			require.Empty(t, h.deliveries(still.ID))
+
 			ev := h.newEvaluator()
-			last := at.Add(-10 * time.Minute)
-			h.evaluate(ev, last.Add(monitors.FlapWindow-time.Second))
-			h.evaluate(ev, last.Add(monitors.FlapWindow))
+			h.evaluate(ev, at.Add(monitors.FlapWindow-time.Second))
+			h.evaluate(ev, at.Add(monitors.FlapWindow))
 			want = append(want, "monitor.stable")
 			require.Eventually(t, func() bool { return len(recv.Requests()) == len(want) }, 20*time.Second, 10*time.Millisecond)
 			require.ElementsMatch(t, want, events(t, recv))
-			require.Equal(t, "monitor.stable", events(t, recv)[len(want)-1])
-			require.True(t, strings.Contains(string(recv.Requests()[len(want)-1].Body), "stable again"))
+			stable := string(recv.Requests()[len(want)-1].Body)
+			require.Contains(t, stable, "stable again")
+			require.Contains(t, stable, "open: failed since", "it says what is still open")
 
-			h.clock.Set(last.Add(monitors.FlapWindow + time.Minute))
+			// Stable, its incidents are notified again.
+			h.clock.Set(at.Add(monitors.FlapWindow + time.Minute))
+			h.succeed(m)
+			h.clock.Set(at.Add(monitors.FlapWindow + 2*time.Minute))
 			h.fail(m)
-			want = append(want, "incident.opened")
+			want = append(want, "incident.resolved", "incident.opened")
 			require.Eventually(t, func() bool { return len(recv.Requests()) == len(want) }, 20*time.Second, 10*time.Millisecond)
-			require.Equal(t, "incident.opened", events(t, recv)[len(want)-1], "notified again")
+			require.ElementsMatch(t, []string{"incident.resolved", "incident.opened"}, events(t, recv)[len(want)-2:], "notified again")
 		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vigilhq/vigil/manage"
 	"github.com/vigilhq/vigil/monitors"
 	"github.com/vigilhq/vigil/notifiers"
 )
@@ -14,6 +15,23 @@ import (
 // MonitorURL is the dashboard page of a monitor: baseURL/monitors/{id}.
 func MonitorURL(baseURL, monitorID string) string {
 	return strings.TrimRight(baseURL, "/") + "/monitors/" + url.PathEscape(monitorID)
+}
+
+// SnoozeURL is the signed link of a notification of d that snoozes its
+// monitor for an hour without a sign-in (see manage.SnoozeLink), good for
+// manage.SnoozeLinkTTL from now; "" for a recovery, whose monitor needs no
+// silence, or without a signer.
+func SnoozeURL(s manage.Signer, baseURL string, d *monitors.Delivery, in *monitors.Incident, now time.Time) string {
+	if s == nil || in.ResolvedAt != nil {
+		return ""
+	}
+	switch d.Event {
+	case monitors.EventOpened, monitors.EventUpdated, monitors.EventReminder:
+	default:
+		return ""
+	}
+	l := manage.NewSnoozeLink(s, d.ProjectID, d.MonitorID, manage.SnoozeLinkSeconds, now.Add(manage.SnoozeLinkTTL))
+	return strings.TrimRight(baseURL, "/") + l.Path()
 }
 
 // IncidentFacts are the run and the ping an incident names

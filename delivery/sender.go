@@ -143,7 +143,9 @@ func (s *Sender) deliver(ctx context.Context, j job) result {
 		if m, err = st.MonitorGet(ctx, d.ProjectID, d.MonitorID); err == nil {
 			var facts IncidentFacts
 			if facts, err = s.incidentFacts(ctx, in); err == nil {
-				return s.attempt(ctx, j, d, ch, NewNotification(d, in, m, facts, now, cfg.BaseURL))
+				n := NewNotification(d, in, m, facts, now, cfg.BaseURL)
+				n.SnoozeURL = SnoozeURL(cfg.Signer, cfg.BaseURL, d, in, now)
+				return s.attempt(ctx, j, d, ch, n)
 			}
 		}
 	}

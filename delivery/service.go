@@ -17,6 +17,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 
+	"github.com/vigilhq/vigil/manage"
 	"github.com/vigilhq/vigil/monitors"
 	"github.com/vigilhq/vigil/notifiers"
 	"github.com/vigilhq/vigil/notifiers/email"
@@ -96,6 +97,9 @@ type Config struct {
 	// StopTimeout bounds the wait for attempts in flight at shutdown; 0 is
 	// StopTimeoutDefault.
 	StopTimeout time.Duration
+	// Signer signs the "snooze 1 h" links of notifications (the server's
+	// secrets.Keyring); nil sends none.
+	Signer manage.Signer
 	// Logger receives a record per failed attempt; nil discards.
 	Logger *slog.Logger
 	// Registerer receives the delivery metrics; nil registers none.

@@ -62,6 +62,20 @@
 // An evaluator that lags, because the database was unreachable or a pass
 // took too long, leaves the same gap and is treated the same way.
 //
+// # Reports
+//
+// Beside its passes, Run looks for the reports due once a ReportInterval
+// (a minute) and at start ([Evaluator.ReportOnce]): for every channel with
+// a report, the last complete week or month (in UTC) that it has not got
+// yet. It makes the report from the project's history and claims it with
+// [monitors.Store.ReportClaim], which stores the report and its delivery
+// in one transaction under a unique key per channel and period: of
+// replicas that claim at once, one wins and the others get ErrConflict,
+// so a report is sent once; a claim lost to a crash was never committed
+// and is made again. After an outage the missed period is claimed by the
+// first look; periods older than the last complete one are not sent, and
+// are logged as skipped.
+//
 // # Time
 //
 // The clock is Config.NowFunc. Tests call RunOnce with a clock they move by

@@ -44,7 +44,7 @@ func (s *Service) Declare(ctx context.Context, p *DeclareParams) (*Declaration, 
 	}
 	var outcome *Declaration
 	err := s.store.MonitorSync(ctx, &monitors.MonitorSyncParams{
-		ProjectID: p.ProjectID, Source: p.Source, Slugs: slugs,
+		ProjectID: p.ProjectID, Source: p.Source, Slugs: slugs, Declared: p.Monitors,
 		Fn: func(current []*monitors.Monitor, pf map[string][]string) (*monitors.MonitorSyncPlan, error) {
 			var err error
 			outcome, err = planDeclaration(p.Source, p.Monitors, current, pf, s.now(), p.AllowMassUndeclare)

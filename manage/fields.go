@@ -52,6 +52,8 @@ var ConfigFields = []ConfigField{
 		Copy: func(d, s *monitors.Monitor) { d.Channels = slices.Clone(s.Channels) }},
 	{Name: "retry_policy", Equal: func(a, b *monitors.Monitor) bool { return retryPolicyEqual(a.RetryPolicy, b.RetryPolicy) },
 		Copy: func(d, s *monitors.Monitor) { d.RetryPolicy = cloneRetryPolicy(s.RetryPolicy) }},
+	{Name: "depends_on", Equal: func(a, b *monitors.Monitor) bool { return slices.Equal(a.DependsOn, b.DependsOn) },
+		Copy: func(d, s *monitors.Monitor) { d.DependsOn = slices.Clone(s.DependsOn) }},
 	{Name: "notify_output", Equal: func(a, b *monitors.Monitor) bool { return a.HideOutput == b.HideOutput },
 		Copy: func(d, s *monitors.Monitor) { d.HideOutput = s.HideOutput }},
 }

@@ -58,11 +58,12 @@ func TestLateWarning(t *testing.T) {
 	}
 	late := []IncidentEventKind{EventMonitorLate}
 	cases := []struct {
-		name  string
-		late  bool
-		maint []Period
-		ping  time.Duration // a success this long after t0, when set
-		steps []step
+		name   string
+		late   bool
+		maint  []Period
+		ping   time.Duration // a success this long after t0, when set
+		snooze bool          // snoozed for the night
+		steps  []step
 	}{
 		{name: "once, halfway, before the missed incident", late: true, steps: []step{
 			{at: 4 * time.Minute},
@@ -82,6 +83,10 @@ func TestLateWarning(t *testing.T) {
 			{at: 5 * time.Minute},
 			{at: 10 * time.Minute},
 		}},
+		{name: "snoozed: nothing", late: true, snooze: true, steps: []step{
+			{at: 5 * time.Minute},
+			{at: 10 * time.Minute, opens: []IncidentKind{IncidentMissed}},
+		}},
 		{name: "in maintenance: nothing, and a fresh grace after", late: true,
 			maint: []Period{{Start: t0.Add(-time.Hour), End: t0.Add(time.Hour)}}, steps: []step{
 				{at: 5 * time.Minute},
@@ -93,6 +98,10 @@ func TestLateWarning(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			m := newMonitor(c.late)
 			m.Maintenance = c.maint
+			if c.snooze {
+				until := t0.Add(12 * time.Hour)
+				m.SnoozedUntil = &until
+			}
 			if c.ping > 0 {
 				_, err := ApplyPing(m, &Ping{Kind: PingSuccess, At: t0.Add(c.ping)})
 				require.NoError(t, err)

@@ -165,6 +165,13 @@ type Monitor struct {
 	// HideOutput keeps the failing run's output out of notifications
 	// (notify_output: false). The zero value shows it, as by default.
 	HideOutput bool
+	// DependsOn are the IDs of monitors of the same project this one
+	// depends on: while one of them has an open incident, this monitor's
+	// new incidents are suppressed (see [HeldNotice]).
+	DependsOn []string
+	// SnoozedUntil, when set and in the future, holds the notifications of
+	// the incidents the monitor opens until then (see [Snooze]).
+	SnoozedUntil *time.Time
 	// MinRuntimeSeconds, when set, is the least a successful run may take:
 	// a success that took less opens a too_fast incident. 0: off.
 	MinRuntimeSeconds int64
@@ -191,6 +198,12 @@ type Monitor struct {
 	// [MaintenanceOf]). It is not stored: the planning layer sets it from
 	// the project's windows before it applies a ping or the time.
 	Maintenance []Period
+	// Parents are the open incidents of the monitors it depends on
+	// (DependsOn), as of the event applied. It is not stored: the planning
+	// layer sets it before it applies a ping, the time or a person's
+	// change, and a new incident opened while it is not empty is
+	// suppressed under its first.
+	Parents []ParentIncident
 
 	// NotifyLate says that a channel of the monitor takes the monitor.late
 	// warning, so that the state machine watches for it (see ruleLate).
@@ -319,6 +332,9 @@ func (m *Monitor) ApplyDefaults() {
 	}
 	if m.Channels == nil {
 		m.Channels = []string{}
+	}
+	if m.DependsOn == nil {
+		m.DependsOn = []string{}
 	}
 	if m.State.Status == "" {
 		m.State.Status = StatusNew
@@ -538,6 +554,36 @@ type Incident struct {
 	ResolveSummary string
 	RunSeq         int64 // the run it concerns, 0 when none
 	PingID         int64 // the ping that caused it, 0 when time did
+	// Held is set while the incident's notification is held: it opened
+	// while its monitor was snoozed, or suppressed under an open incident
+	// of a monitor it depends on (SuppressedBy, which stays as the link
+	// once the hold ends).
+	Held         bool
+	SuppressedBy string
+}
+
+// IncidentState is what users see of an incident.
+type IncidentState string
+
+// Incident states (PROTOCOL.md §6).
+const (
+	IncidentStateOpen     IncidentState = "open"
+	IncidentStateResolved IncidentState = "resolved"
+	// IncidentStateSuppressed is an open incident held under an open
+	// incident of a monitor its monitor depends on: shown and counted, but
+	// not notified until that one resolves.
+	IncidentStateSuppressed IncidentState = "suppressed"
+)
+
+// State returns the incident's state.
+func (in *Incident) State() IncidentState {
+	switch {
+	case in.ResolvedAt != nil:
+		return IncidentStateResolved
+	case in.Held && in.SuppressedBy != "":
+		return IncidentStateSuppressed
+	}
+	return IncidentStateOpen
 }
 
 // IncidentEventKind is the kind of a transition of an incident, as

@@ -45,6 +45,9 @@ type State struct {
 	// Hold postpones time-driven rules whose due time fell inside an outage
 	// of Vigil itself; see [TimeOptions].
 	Hold *Hold `json:"hold,omitempty"`
+	// Held are the open incidents whose notification is held, by kind,
+	// with why (see [HeldNotice]).
+	Held map[IncidentKind]HeldNotice `json:"held,omitempty"`
 	// Ran is what the too_often rule remembers of the latest successful
 	// runs, kept only while it is on: for a cron or oncalendar schedule,
 	// the latest occurrences that had one, oldest first, each with the
@@ -161,6 +164,7 @@ func (s State) Clone() State {
 	s.Ran = slices.Clone(s.Ran)
 	s.Resolves = slices.Clone(s.Resolves)
 	s.Open = maps.Clone(s.Open)
+	s.Held = maps.Clone(s.Held)
 	if s.Missed != nil {
 		m := *s.Missed
 		s.Missed = &m
@@ -217,6 +221,14 @@ func (s State) UTC() State {
 		h := *s.Hold
 		h.OutageEnd, h.Until = h.OutageEnd.UTC(), h.Until.UTC()
 		s.Hold = &h
+	}
+	if len(s.Held) > 0 {
+		held := make(map[IncidentKind]HeldNotice, len(s.Held))
+		for k, h := range s.Held {
+			h.CheckAt = h.CheckAt.UTC()
+			held[k] = h
+		}
+		s.Held = held
 	}
 	s.LateOcc, s.Flapping, s.FlapLast = s.LateOcc.UTC(), s.Flapping.UTC(), s.FlapLast.UTC()
 	if len(s.Resolves) > 0 {
@@ -276,6 +288,9 @@ const (
 	// MonitorNotice is no incident: an event about the monitor itself
 	// (Event, such as monitor.undeclared), with its Summary.
 	MonitorNotice IncidentOp = "notice"
+	// IncidentRelease ends the hold of the open incident of its kind (see
+	// [HeldNotice]): its opened event is delivered now, once.
+	IncidentRelease IncidentOp = "release"
 )
 
 // IncidentChange is an incident transition decided by the state machine.
@@ -290,6 +305,11 @@ type IncidentChange struct {
 	RunSeq  int64
 	// Event is a MonitorNotice's event.
 	Event IncidentEventKind
+	// Held is set on an open or update whose notification is held: its
+	// event is recorded, and delivered to no channel (see [HeldNotice]).
+	// SuppressedBy is a held open's parent incident, if suppressed.
+	Held         bool
+	SuppressedBy string
 }
 
 // RunChange is a run to insert or update, keyed by (monitor, Seq).
@@ -353,12 +373,25 @@ func newMachine(m *Monitor) (*machine, error) {
 		h := *s.Hold
 		s.Hold = &h
 	}
+	held := make(map[IncidentKind]HeldNotice, len(s.Held))
+	for k, v := range s.Held {
+		held[k] = v
+	}
+	s.Held = held
 	return &machine{m: m, sched: sched, s: &s}, nil
 }
 
 // finish stores the new state and next deadline in the monitor.
 func (x *machine) finish() *Transition {
 	x.s.Status = x.status()
+	for k := range x.s.Held {
+		if !x.isOpen(k) {
+			delete(x.s.Held, k)
+		}
+	}
+	if len(x.s.Held) == 0 {
+		x.s.Held = nil
+	}
 	if len(x.s.Open) == 0 {
 		x.s.Open = nil
 	}
@@ -403,7 +436,9 @@ func (x *machine) status() Status {
 
 func (x *machine) open(kind IncidentKind, at time.Time, runSeq int64, summary string) {
 	if _, ok := x.s.Open[kind]; ok {
-		x.tr.Incidents = append(x.tr.Incidents, IncidentChange{Op: IncidentUpdate, Kind: kind, At: at, Summary: summary, RunSeq: runSeq})
+		// While snoozed, or while the incident is held, its news waits too.
+		held := x.isHeld(kind) || x.m.Snoozed(at)
+		x.tr.Incidents = append(x.tr.Incidents, IncidentChange{Op: IncidentUpdate, Kind: kind, At: at, Summary: summary, RunSeq: runSeq, Held: held})
 		return
 	}
 	if x.inMaintenance(at) {
@@ -412,7 +447,12 @@ func (x *machine) open(kind IncidentKind, at time.Time, runSeq int64, summary st
 		return
 	}
 	x.s.Open[kind] = at
-	x.tr.Incidents = append(x.tr.Incidents, IncidentChange{Op: IncidentOpen, Kind: kind, At: at, Summary: summary, RunSeq: runSeq})
+	ic := IncidentChange{Op: IncidentOpen, Kind: kind, At: at, Summary: summary, RunSeq: runSeq}
+	if h, ok := x.holdAt(at); ok {
+		x.s.Held[kind] = h
+		ic.Held, ic.SuppressedBy = true, h.Parent
+	}
+	x.tr.Incidents = append(x.tr.Incidents, ic)
 	x.flap(at)
 }
 
@@ -426,7 +466,8 @@ func (x *machine) flap(at time.Time) {
 		return
 	}
 	x.trimResolves(at)
-	if len(s.Resolves) < FlapThreshold {
+	if len(s.Resolves) < FlapThreshold || x.m.Snoozed(at) {
+		// A snoozed monitor sends nothing, a flapping notice included.
 		return
 	}
 	s.Flapping, s.FlapLast, s.Resolves = at, at, nil
@@ -464,7 +505,13 @@ func (x *machine) resolve(kind IncidentKind, at time.Time, summary string) {
 		return
 	}
 	delete(x.s.Open, kind)
-	x.tr.Incidents = append(x.tr.Incidents, IncidentChange{Op: IncidentResolve, Kind: kind, At: at, Summary: summary})
+	op := IncidentResolve
+	if x.isHeld(kind) {
+		// No one was told it opened: it ends without a word.
+		delete(x.s.Held, kind)
+		op = IncidentClose
+	}
+	x.tr.Incidents = append(x.tr.Incidents, IncidentChange{Op: op, Kind: kind, At: at, Summary: summary})
 	if !x.s.IsFlapping() {
 		x.trimResolves(at)
 		x.s.Resolves = append(x.s.Resolves, at)
@@ -577,6 +624,7 @@ func (x *machine) ping(p *Ping) {
 		// one waits for its source to declare it again.
 		return
 	}
+	x.release(p.At)
 	o := x.occurrence(p)
 	rs := x.runStart(p, o)
 	o = rs.occ
@@ -680,7 +728,9 @@ func (x *machine) runStart(p *Ping, o occRef) runStart {
 	}
 	if p.DurationMS != nil && p.Kind != PingStart {
 		rs.at = p.At.Add(-time.Duration(*p.DurationMS) * time.Millisecond)
-		if !o.keyed {
+		// The occurrence by the start matters to the run rules only;
+		// without them a ping costs no more schedule arithmetic.
+		if !o.keyed && (x.m.EarlySeconds > 0 || x.m.TooOften == TooOftenAlert) {
 			rs.occ.at = x.occurrenceAt(rs.at)
 		}
 	}
@@ -727,6 +777,9 @@ func (x *machine) judgeEarly(p *Ping, rs runStart) {
 		x.open(IncidentEarly, p.At, x.s.RunSeq+1, fmt.Sprintf("%s: a run started at %s, %s before its occurrence of %s (early_seconds: %s)",
 			x.m.Name, x.fmtTime(rs.at), FormatDuration(by), x.fmtTime(rs.occ.at), FormatDuration(x.m.Early())))
 		return
+	}
+	if !x.isOpen(IncidentEarly) {
+		return // nothing to resolve: no summary to write
 	}
 	x.resolve(IncidentEarly, p.At, fmt.Sprintf("a run started at %s, on time for its occurrence of %s", x.fmtTime(rs.at), x.fmtTime(rs.occ.at)))
 }
@@ -941,11 +994,24 @@ func (x *machine) judgeRuntime(p *Ping, run Run) {
 	d := time.Duration(*run.DurationMS) * time.Millisecond
 	if d < minRT {
 		x.open(IncidentTooFast, p.At, run.Seq, fmt.Sprintf("%s: run %s succeeded at %s after only %s, less than its min runtime of %s",
-			x.m.Name, runName(run.RID, run.Seq), x.fmtTime(p.At), FormatDuration(d), FormatDuration(minRT)))
+			x.m.Name, runName(run.RID, run.Seq), x.fmtTime(p.At), runtimeWords(d), FormatDuration(minRT)))
+		return
+	}
+	if !x.isOpen(IncidentTooFast) {
 		return
 	}
 	x.resolve(IncidentTooFast, p.At, fmt.Sprintf("run %s succeeded at %s after %s (min runtime %s)",
-		runName(run.RID, run.Seq), x.fmtTime(p.At), FormatDuration(d), FormatDuration(minRT)))
+		runName(run.RID, run.Seq), x.fmtTime(p.At), runtimeWords(d), FormatDuration(minRT)))
+}
+
+// runtimeWords says how long a run took: to a tenth of a second under a
+// minute ("1.5s", "0s"), where whole seconds would round a 1.5 s run up
+// to 2, and as FormatDuration above.
+func runtimeWords(d time.Duration) string {
+	if d < time.Minute {
+		return d.Round(100 * time.Millisecond).String()
+	}
+	return FormatDuration(d)
 }
 
 // countRun applies too_often to a successful run that started at started,
@@ -969,7 +1035,7 @@ func (x *machine) countRun(p *Ping, seq int64, occ, started time.Time, retry boo
 			case gap < half && !x.isOpen(IncidentTooOften):
 				x.open(IncidentTooOften, p.At, seq, fmt.Sprintf("%s: a run started at %s, %s after the one before (%s); too_often allows no less than half the interval of %s",
 					x.m.Name, x.fmtTime(started), FormatDuration(max(gap, 0)), x.fmtTime(prev), FormatDuration(iv.Every)))
-			case gap >= half:
+			case gap >= half && x.isOpen(IncidentTooOften):
 				x.resolve(IncidentTooOften, p.At, fmt.Sprintf("a run started at %s, %s after the one before", x.fmtTime(started), FormatDuration(gap)))
 			}
 		}
@@ -989,7 +1055,7 @@ func (x *machine) countRun(p *Ping, seq int64, occ, started time.Time, retry boo
 		}
 		return
 	}
-	if i == len(s.Ran) && i > 0 && s.Ran[i-1].Runs <= 1 {
+	if i == len(s.Ran) && i > 0 && s.Ran[i-1].Runs <= 1 && x.isOpen(IncidentTooOften) {
 		// The occurrence before ran once: the runs are back to the schedule.
 		x.resolve(IncidentTooOften, p.At, fmt.Sprintf("the occurrence of %s ran once", x.fmtTime(s.Ran[i-1].At)))
 	}
@@ -1097,6 +1163,11 @@ const (
 	ruleStuck
 	// ruleDeadline: an occurrence had no success by its deadline.
 	ruleDeadline
+	// ruleRelease: the hold of an incident's notification ends (a snooze
+	// ran out), or a suppressed one's parents are looked at again; see
+	// [HeldNotice]. It is listed first: a hold that ended is over before
+	// the pass opens anything.
+	ruleRelease
 	// ruleLate: halfway through the grace of the expected occurrence,
 	// with no ping yet, a monitor.late warning (no incident), once per
 	// occurrence; only for a monitor with a channel that takes it
@@ -1129,6 +1200,9 @@ func (m *Monitor) timeRules() []timeRule {
 		return nil
 	}
 	var rules []timeRule
+	if at := m.releaseAt(); !at.IsZero() {
+		rules = append(rules, timeRule{kind: ruleRelease, at: at})
+	}
 	grace := m.Grace()
 	if _, open := s.Open[IncidentMissed]; !open {
 		for i, r := range s.Retries {
@@ -1244,11 +1318,16 @@ func (x *machine) time(now time.Time, opts TimeOptions) {
 	}
 	maxRT := x.m.MaxRuntime()
 	for _, rule := range x.m.timeRules() {
-		if rule.kind != ruleRetry {
+		if rule.kind != ruleRetry && rule.kind != ruleRelease {
 			settleRetries()
 		}
 		var fire bool
 		switch rule.kind {
+		case ruleRelease:
+			// Not held by an outage of Vigil: a hold only ever ends.
+			if !rule.at.After(now) {
+				x.release(now)
+			}
 		case ruleRetry:
 			fire, hold = due(rule.at, now, grace, opts, x.m.Maintenance, hold)
 			if fire && (silent < 0 || s.Retries[rule.i].At.Before(s.Retries[silent].At)) {
@@ -1260,10 +1339,11 @@ func (x *machine) time(now time.Time, opts TimeOptions) {
 			}
 			if fire, hold = due(rule.at, now, grace, opts, x.m.Maintenance, hold); fire {
 				s.LateOcc = s.Expected
-				// Not in maintenance, and not when the missed incident is
-				// due as well (the evaluator came late): then the warning
-				// would come with the page, or instead of nothing.
-				if !x.inMaintenance(now) && now.Before(s.Expected.Add(grace)) {
+				// Not in maintenance, nor while snoozed (nothing is sent
+				// then), and not when the missed incident is due as well
+				// (the evaluator came late): then the warning would come
+				// with the page, or instead of nothing.
+				if !x.inMaintenance(now) && !x.m.Snoozed(now) && now.Before(s.Expected.Add(grace)) {
 					x.tr.Incidents = append(x.tr.Incidents, IncidentChange{Op: MonitorNotice, Event: EventMonitorLate, At: now,
 						Summary: fmt.Sprintf("%s is late: it did not %s; it is missed at %s (grace %s) unless a ping comes first; last ping: %s",
 							x.m.Name, x.expectedPhrase(), x.fmtTime(s.Expected.Add(grace)), FormatDuration(grace), x.lastSeen(now))})
@@ -1333,7 +1413,7 @@ func (m *Monitor) NextDeadline() *time.Time {
 	var best time.Time
 	for _, r := range m.timeRules() {
 		t := r.at
-		if h := m.State.Hold; h != nil && !t.After(h.OutageEnd) && t.Before(h.Until) {
+		if h := m.State.Hold; h != nil && r.kind != ruleRelease && !t.After(h.OutageEnd) && t.Before(h.Until) {
 			t = h.Until
 		}
 		if best.IsZero() || t.Before(best) {
@@ -1462,7 +1542,7 @@ func Resume(m *Monitor, now time.Time) (*Transition, error) {
 func (x *machine) clean() {
 	s := x.s
 	*s = State{RunSeq: s.RunSeq, LastPingAt: s.LastPingAt, LastPingKind: s.LastPingKind,
-		LastSuccessAt: s.LastSuccessAt, Open: s.Open, Undeclared: s.Undeclared, Notified: s.Notified}
+		LastSuccessAt: s.LastSuccessAt, Open: s.Open, Held: s.Held, Undeclared: s.Undeclared, Notified: s.Notified}
 }
 
 // Reconfigure recomputes m's state at now after a person or a source changed
@@ -1475,6 +1555,11 @@ func Reconfigure(m *Monitor, now time.Time) (*Transition, error) {
 		return nil, err
 	}
 	s := x.s
+	if !m.Paused {
+		// depends_on may have changed: a hold whose parents are no longer
+		// depended on ends now.
+		x.release(now)
+	}
 	if m.Paused || s.Expected.IsZero() {
 		return x.finish(), nil
 	}

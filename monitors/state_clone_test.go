@@ -19,6 +19,7 @@ func TestStateCloneSharesNothing(t *testing.T) {
 		DeadlineOcc: at, DeadlineDone: []time.Time{at}, Retries: []RetryWait{{At: at, Attempt: 2, FailAt: at}},
 		Missed: &MissedOcc{Occ: at}, Runs: []OpenRun{{Seq: 1, StartedAt: at}}, RunSeq: 1, Failures: 1, Successes: 1,
 		Open: map[IncidentKind]time.Time{IncidentMissed: at}, Hold: &Hold{OutageEnd: at, Until: at}, Ran: []RanOcc{{At: at, Runs: 2}},
+		Held:       map[IncidentKind]HeldNotice{IncidentMissed: {Snooze: true}},
 		Undeclared: true, Notified: true, LateOcc: at, Resolves: []time.Time{at}, Flapping: at, FlapLast: at}
 	v := reflect.ValueOf(s)
 	for i := range v.NumField() {

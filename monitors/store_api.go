@@ -162,6 +162,10 @@ type MonitorSyncParams struct {
 	// Slugs meanwhile, the store starts over. An error from Fn aborts the
 	// sync and is returned as is.
 	Fn func(current []*Monitor, personFields map[string][]string) (*MonitorSyncPlan, error)
+	// Declared are the declared monitors: before Fn, the store replaces
+	// each slug in their DependsOn that names a monitor of the project by
+	// its ID, so that Fn compares them with the stored IDs.
+	Declared []*Monitor
 }
 
 // MonitorSyncPlan is what a sync writes, in one transaction.

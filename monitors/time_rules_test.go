@@ -62,6 +62,15 @@ func TestTimeRulesOneList(t *testing.T) {
 			m.State.DeadlineOcc = t0
 			return m
 		}, t0.Add(time.Hour), IncidentDeadline, ""},
+		ruleRelease: {func() *Monitor {
+			m := base()
+			m.State.Status = StatusDown
+			until := t0.Add(time.Hour)
+			m.SnoozedUntil = &until
+			m.State.Open = map[IncidentKind]time.Time{IncidentFailed: t0}
+			m.State.Held = map[IncidentKind]HeldNotice{IncidentFailed: {Snooze: true}}
+			return m
+		}, t0.Add(time.Hour), "", ""},
 		ruleLate: {func() *Monitor {
 			m := base()
 			m.NotifyLate = true
@@ -110,6 +119,8 @@ func TestTimeRulesOneList(t *testing.T) {
 		switch {
 		case fx.want != "":
 			require.Equal(t, []IncidentKind{fx.want}, opened, "kind %d", kind)
+		case kind == ruleRelease:
+			require.Equal(t, IncidentRelease, tr.Incidents[0].Op, "kind %d", kind)
 		case fx.notice != "":
 			require.Empty(t, opened, "kind %d", kind)
 			require.Equal(t, []IncidentEventKind{fx.notice}, notices, "kind %d", kind)

@@ -121,6 +121,10 @@ type Notification struct {
 	// BaseURL is the public URL of this Vigil (VIGIL_BASE_URL), used for
 	// links when Monitor.URL is empty.
 	BaseURL string
+	// SnoozeURL is a signed link that snoozes the monitor for an hour
+	// without a sign-in ("snooze 1 h"); empty when there is none (a
+	// recovery, a test, a monitor event).
+	SnoozeURL string
 	// EventAt is when the event happened: for a monitor event, when its
 	// source stopped, or started again, declaring it. Zero when unknown.
 	EventAt time.Time
@@ -419,6 +423,9 @@ func (n *Notification) attempt() (int, bool) {
 	}
 	return attempt, retry
 }
+
+// SnoozeLinkText is the words of [Notification.SnoozeURL]'s link.
+const SnoozeLinkText = "Snooze 1 h"
 
 // RunURL is the dashboard page of the incident's run, or "" when none.
 func (n *Notification) RunURL() string {

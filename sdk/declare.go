@@ -94,6 +94,9 @@ type MonitorSpec struct {
 	// NotifyOutput, when false, keeps the tail of a failing run's output
 	// out of the monitor's notifications; nil is Vigil's default (true).
 	NotifyOutput *bool `json:"notify_output,omitempty"`
+	// DependsOn are the monitors it depends on, by slug or ID (see
+	// [Job.DependsOn]).
+	DependsOn []string `json:"depends_on,omitempty"`
 }
 
 // DeclaredMonitor is a monitor as Vigil returns it from a declaration: the

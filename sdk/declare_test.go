@@ -190,3 +190,16 @@ func TestJobRunRules(t *testing.T) {
 		require.NotContains(t, string(b), f)
 	}
 }
+
+// TestJobDependsOn: DependsOn declares depends_on, by slug; a job without
+// it leaves the field out.
+func TestJobDependsOn(t *testing.T) {
+	t.Parallel()
+	b, err := json.Marshal(sdk.Job{Slug: "report", DependsOn: []string{"db", "backup"}}.Spec(sdk.Every(time.Hour)))
+	require.NoError(t, err)
+	require.JSONEq(t, `{"slug":"report","name":"report","schedule":{"kind":"interval","every_seconds":3600},
+	  "depends_on":["db","backup"]}`, string(b))
+	b, err = json.Marshal(sdk.Job{Slug: "plain"}.Spec(sdk.Every(time.Hour)))
+	require.NoError(t, err)
+	require.NotContains(t, string(b), "depends_on")
+}

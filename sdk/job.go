@@ -50,6 +50,12 @@ type Job struct {
 	// ping's body) out of the monitor's notifications (notify_output:
 	// false), for jobs whose output may hold secrets.
 	HideOutput bool
+	// DependsOn names the monitors this job depends on, by slug (those of
+	// the same declaration, or any monitor of the project) or ID: while
+	// one of them has an open incident, this job's new incidents are
+	// suppressed under it, and notified only if still open when it
+	// recovers. No cycles: Vigil refuses the declaration naming one.
+	DependsOn []string
 	// NoMonitor opts the job out: it runs, but is neither declared nor
 	// reported.
 	NoMonitor bool
@@ -77,6 +83,7 @@ func (j Job) Spec(schedule *Schedule) MonitorSpec {
 		Overlap:           j.Overlap,
 		Channels:          j.Channels,
 		RetryPolicy:       RetrySpec(j.RetryPolicy),
+		DependsOn:         j.DependsOn,
 	}
 }
 

@@ -342,3 +342,27 @@ func TestRealTooFastBackup(t *testing.T) {
 		require.Equal(t, []string{"too_fast"}, b.storedIncidents(t, declared[0].ID))
 	})
 }
+
+// TestRealDependsOn: jobs declared with DependsOn by slug, one of the same
+// declaration, depend on those monitors by ID in Vigil; a declaration
+// whose dependencies form a cycle is refused, naming it.
+func TestRealDependsOn(t *testing.T) {
+	t.Parallel()
+	forEachDatabase(t, func(t *testing.T, b *realBundle) {
+		ctx := context.Background()
+		every := sdk.Every(time.Hour)
+		db := sdk.Job{Slug: "db-check"}
+		backup := sdk.Job{Slug: "backup", DependsOn: []string{"db-check"}}
+		report := sdk.Job{Slug: "report", DependsOn: []string{"backup", "db-check"}}
+		declared, err := b.client.Declare(ctx, "etl", []sdk.MonitorSpec{db.Spec(every), backup.Spec(every), report.Spec(every)})
+		require.NoError(t, err)
+		require.Equal(t, []string{declared[0].ID}, b.v.Monitor(t, "backup").DependsOn)
+		require.Equal(t, []string{declared[1].ID, declared[0].ID}, b.v.Monitor(t, "report").DependsOn)
+
+		db.DependsOn = []string{"report"}
+		_, err = b.client.Declare(ctx, "etl", []sdk.MonitorSpec{db.Spec(every), backup.Spec(every), report.Spec(every)})
+		require.ErrorIs(t, err, sdk.ErrBadRequest)
+		require.ErrorContains(t, err, "depends_on: cycle db-check → report → backup → db-check")
+		require.Empty(t, b.v.Monitor(t, "db-check").DependsOn, "nothing stored")
+	})
+}

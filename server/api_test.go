@@ -220,6 +220,66 @@ func TestReadmeMaintenanceExamples(t *testing.T) {
 	require.Equal(t, "etl upgrade", ws[0].Name)
 }
 
+// readmeScript runs the sh blocks of the README's section heading (up to
+// its next heading of any level below ##) against the server at base.
+func readmeScript(t *testing.T, heading, base, key string) string {
+	t.Helper()
+	section := readmeSection(t, heading)
+	if j := strings.Index(section, "\n### "); j >= 0 {
+		section = section[:j]
+	}
+	var script strings.Builder
+	for _, m := range shBlockRE.FindAllStringSubmatch(section, -1) {
+		script.WriteString(m[1])
+		script.WriteString("\n")
+	}
+	require.NotEmpty(t, script.String(), "the README's %s has examples", heading)
+	for _, tool := range []string{"bash", "curl", "jq", "date"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed", tool)
+		}
+	}
+	cmd := exec.Command("bash", "-euo", "pipefail", "-c", script.String())
+	cmd.Env = append(os.Environ(), "VIGIL_URL="+base, "VIGIL_API_KEY="+key)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	require.NoError(t, cmd.Run(), "the README's examples failed:\n%s\n%s", out.String(), errOut.String())
+	return out.String()
+}
+
+// TestReadmeSnoozeExamples runs the curl examples of the README's
+// "Snooze" section against a real server: a snooze for an hour, until a
+// time, one too long refused naming the field, and its end.
+func TestReadmeSnoozeExamples(t *testing.T) {
+	t.Parallel()
+	srv, base, key := startServer(t)
+	out := readmeScript(t, "### Snooze", base, key)
+	require.Contains(t, out, `{"slug":"nightly-backup","snoozed_until":"`)
+	require.Contains(t, out, `{"snoozed":true}`)
+	require.Contains(t, out, `"error":"seconds: must be between 1 and 604800 (7d)","field":"seconds"`)
+	require.Contains(t, out, `{"slug":"nightly-backup","snoozed_until":null}`)
+	m, err := srv.Store().MonitorGetBySlug(context.Background(), srv.Bootstrapped.Project.ID, "nightly-backup")
+	require.NoError(t, err)
+	require.Nil(t, m.SnoozedUntil, "ended")
+}
+
+// TestReadmeDependenciesExamples runs the curl examples of the README's
+// "Dependencies" section against a real server: dependencies by ID and
+// by slug, a cycle refused naming it, and a failure under a failing
+// parent opening suppressed.
+func TestReadmeDependenciesExamples(t *testing.T) {
+	t.Parallel()
+	srv, base, key := startServer(t)
+	out := readmeScript(t, "### Dependencies", base, key)
+	require.Contains(t, out, `{"slug":"etl-load","depends_on":true}`)
+	load, err := srv.Store().MonitorGetBySlug(context.Background(), srv.Bootstrapped.Project.ID, "etl-load")
+	require.NoError(t, err)
+	require.Contains(t, out, `{"slug":"report","depends_on":["`+load.ID+`"]}`)
+	require.Contains(t, out, `"error":"depends_on: cycle db-check → report → etl-load → db-check","field":"depends_on"`)
+	require.Contains(t, out, `{"monitor":"etl-load","state":"suppressed","suppressed":true}`)
+	require.Contains(t, out, `{"monitor":"db-check","state":"open","suppressed":false}`)
+}
+
 // TestReadmeRunRulesExamples runs the README's curl examples of the run
 // rules against a real server: a backup done at once opens too_fast, the
 // other rules are set by PATCH, and early_seconds on an interval is

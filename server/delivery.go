@@ -75,6 +75,9 @@ func openSQLite(ctx context.Context, path string, logger *slog.Logger, lim store
 func (s *Server) deliveryConfig() delivery.Config {
 	cfg := s.cfg.Delivery
 	cfg.Store, cfg.BaseURL, cfg.NowFunc = s.store, s.cfg.BaseURL, s.cfg.NowFunc
+	if s.keys != nil {
+		cfg.Signer = s.keys
+	}
 	// Delivery stops after HTTP, which takes up to half the shutdown
 	// timeout; its attempts get most of the rest before they are
 	// cancelled (and made available again).

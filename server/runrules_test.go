@@ -110,6 +110,15 @@ func TestRunRulesEndToEnd(t *testing.T) {
 		require.Equal(t, "too_fast", h.Incident.Kind)
 		require.Equal(t, `nightly-backup: run "b1" succeeded at 2026-03-10 02:00:02 UTC after only 2s, less than its min runtime of 1m`, h.Incident.Summary)
 
+		// A job that reports only its end, with the duration it measured
+		// (as vigil run does), is judged by that duration.
+		dump := create(map[string]any{"name": "db-dump", "schedule": map[string]any{"kind": "cron", "expr": "0 3 * * *"},
+			"min_runtime_seconds": 60})
+		ping(dump, "2026-03-10T03:00:00Z", "/0?duration_ms=1500")
+		h = hooks(dump, 1)[0]
+		require.Equal(t, "too_fast", h.Incident.Kind)
+		require.Contains(t, h.Incident.Summary, "after only 1.5s")
+
 		// The loop runs at 10:00 and again at 10:20.
 		ping(loop, "2026-03-10T10:00:00Z", "/start")
 		ping(loop, "2026-03-10T10:01:00Z", "")

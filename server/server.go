@@ -19,6 +19,7 @@ import (
 	"github.com/vigilhq/vigil/ingest"
 	"github.com/vigilhq/vigil/keys"
 	"github.com/vigilhq/vigil/monitors"
+	"github.com/vigilhq/vigil/secrets"
 	"github.com/vigilhq/vigil/web"
 )
 
@@ -28,6 +29,9 @@ type Server struct {
 	logger *slog.Logger
 	store  monitors.Store
 	echo   *echo.Echo
+	// keys is the secret key file: it seals channel configs and signs
+	// the links of notifications (snooze 1 h).
+	keys *secrets.Keyring
 	// queue makes the delivery service on the store's database; delivery
 	// returns the one made.
 	queue        deliveryQueue
@@ -113,7 +117,7 @@ func build(ctx context.Context, cfg Config, logger *slog.Logger, serveEarly bool
 	if err != nil {
 		return fail(err)
 	}
-	s.store, s.queue = store, queue
+	s.store, s.queue, s.keys = store, queue, secretKeys
 	if err := sealChannelConfigs(ctx, store, secretKeys, logger); err != nil {
 		_ = store.Close()
 		return fail(err)

@@ -20,6 +20,9 @@ func (s *Server) mountWeb(e *echo.Echo) {
 		cfg.ChannelTester = t
 	}
 	cfg.Deliveries = s.deliveryLister()
+	if s.keys != nil {
+		cfg.Signer = s.keys
+	}
 	h, err := web.New(cfg)
 	if err != nil {
 		// Only a broken build (templates that do not parse) gets here.

@@ -97,6 +97,10 @@ type channelRow struct {
 	IsDefault                          bool
 	// Report is the channel's report field (weekly, monthly, "").
 	Report string
+	// NotifyLate and GroupSeconds are the channel's late warning and
+	// grouping.
+	NotifyLate   bool
+	GroupSeconds int
 }
 
 type channelListData struct {
@@ -116,7 +120,7 @@ func (h *Handler) channelList(c echo.Context) error {
 	for _, ch := range chs {
 		ck, k, ok := lookupKind(ch.Kind)
 		row := channelRow{ID: ch.ID, Name: ch.Name, Kind: ch.Kind, KindLabel: ch.Kind, IsDefault: ch.IsDefault,
-			Report: string(ch.Report)}
+			Report: string(ch.Report), NotifyLate: ch.NotifyLate, GroupSeconds: ch.GroupSeconds}
 		if ok {
 			row.KindLabel = ck.Label
 			row.Summary = configSummary(k.Redact(ch.Config))

@@ -80,6 +80,7 @@ func (r *monitorRow) key() string {
 	for _, a := range r.Advice {
 		put(a.Field, a.Text)
 	}
+	when(r.Snoozed)
 	return b.String()
 }
 

@@ -19,7 +19,8 @@ func TestRowKeyCoversEveryField(t *testing.T) {
 			Schedule: "every hour", Zone: "UTC", Next: &When{ISO: "i", Text: "t", Zone: "z", Rel: "r", Full: "f"},
 			NextLabel: "expected", LastPing: &When{ISO: "i", Text: "t", Zone: "z", Rel: "r", Full: "f"},
 			LastKind: monitors.PingSuccess, Spark: "<svg></svg>", Why: "why",
-			Advice: []monitors.Advice{{Field: "grace_seconds", Text: "short"}}}
+			Advice:  []monitors.Advice{{Field: "grace_seconds", Text: "short"}},
+			Snoozed: &When{ISO: "i", Text: "t", Zone: "z", Rel: "r", Full: "f"}}
 	}
 	key := base().key()
 	rt := reflect.TypeFor[monitorRow]()

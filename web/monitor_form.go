@@ -32,7 +32,11 @@ type monitorForm struct {
 	// NotifyOutput is the notify_output checkbox.
 	NotifyOutput bool
 	AllChannels  []*monitors.Channel
-	Source       string
+	// DependsOn are the IDs of the monitors it depends on; AllMonitors
+	// the others of the project, to choose from.
+	DependsOn   []string
+	AllMonitors []*monitors.Monitor
+	Source      string
 	// Errors are by form field name.
 	Errors  map[string]string
 	Preview *previewData
@@ -43,7 +47,7 @@ type monitorForm struct {
 func (f *monitorForm) ErrorList() []string {
 	var out []string
 	for _, k := range []string{"name", "slug", "tags", "schedule_kind", "dialect", "expr", "tz", "every", "grace", "max_runtime",
-		"deadline", "alert_on_failure", "failure_threshold", "recovery_threshold", "overlap", "min_runtime", "early", "too_often", "channels", "form"} {
+		"deadline", "alert_on_failure", "failure_threshold", "recovery_threshold", "overlap", "min_runtime", "early", "too_often", "channels", "depends_on", "form"} {
 		if e, ok := f.Errors[k]; ok {
 			out = append(out, e)
 		}
@@ -60,7 +64,7 @@ func formFromMonitor(m *monitors.Monitor) *monitorForm {
 		AlertOnFailure: string(m.AlertOnFailure), Overlap: string(m.Overlap),
 		MinRuntime: formDuration(m.MinRuntimeSeconds), Early: formDuration(m.EarlySeconds), TooOften: string(m.TooOften),
 		FailureThreshold: strconv.Itoa(m.FailureThreshold), RecoveryThreshold: strconv.Itoa(m.RecoveryThreshold),
-		Channels: m.Channels, NotifyOutput: !m.HideOutput, Source: m.Source, Errors: map[string]string{}}
+		Channels: m.Channels, NotifyOutput: !m.HideOutput, Source: m.Source, DependsOn: m.DependsOn, Errors: map[string]string{}}
 	if f.Kind == string(monitors.ScheduleInterval) {
 		f.TZ = ""
 	}
@@ -85,6 +89,7 @@ func formFromRequest(c echo.Context) (*monitorForm, error) {
 	}
 	params, _ := c.FormParams()
 	f.Channels = params["channels"]
+	f.DependsOn = params["depends_on"]
 	return f, nil
 }
 
@@ -152,6 +157,7 @@ func (f *monitorForm) apply(m *monitors.Monitor, channels []*monitors.Channel) {
 	}
 	num("failure_threshold", "Failure threshold", f.FailureThreshold, &m.FailureThreshold)
 	num("recovery_threshold", "Recovery threshold", f.RecoveryThreshold, &m.RecoveryThreshold)
+	m.DependsOn = append([]string{}, f.DependsOn...)
 	m.Channels = []string{}
 	for _, id := range f.Channels {
 		if !slices.ContainsFunc(channels, func(ch *monitors.Channel) bool { return ch.ID == id }) {
@@ -241,6 +247,8 @@ func formField(field, kind string) (string, string) {
 		return "too_often", "Too often"
 	case "name", "slug", "tags", "overlap", "channels":
 		return field, capitalize(field)
+	case "depends_on":
+		return "depends_on", "Depends on"
 	}
 	return "form", capitalize(strings.ReplaceAll(field, "_", " "))
 }
@@ -261,6 +269,15 @@ func (h *Handler) renderMonitorForm(c echo.Context, status int, v *viewer, f *mo
 		return err
 	}
 	f.AllChannels = channels
+	ms, err := h.store.MonitorList(c.Request().Context(), &monitors.MonitorListParams{ProjectID: v.Project.ID})
+	if err != nil {
+		return err
+	}
+	for _, m := range ms {
+		if m.ID != f.ID {
+			f.AllMonitors = append(f.AllMonitors, m)
+		}
+	}
 	f.Zones = commonZones
 	f.Preview = preview(f, v.Now)
 	title := "New monitor"
@@ -298,9 +315,14 @@ func (h *Handler) monitorCreate(c echo.Context) error {
 	f.validate(m, now)
 	if len(f.Errors) == 0 {
 		err = h.manage.MonitorCreate(ctx, m)
-		if errors.Is(err, monitors.ErrConflict) {
+		var ve *monitors.ValidationError
+		switch {
+		case errors.Is(err, monitors.ErrConflict):
 			f.Errors["slug"] = fmt.Sprintf("Slug: another monitor of this project is called %q; choose another slug.", m.Slug)
-		} else if err != nil {
+		case errors.As(err, &ve):
+			field, _ := formField(ve.Field, f.Kind)
+			f.Errors[field] = validationText(err, f.Kind)
+		case err != nil:
 			return err
 		}
 	}

@@ -3,6 +3,7 @@ package web
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"html/template"
 	"net/http"
@@ -49,6 +50,8 @@ type monitorRow struct {
 	// Advice warns of settings that will page falsely or stay silent
 	// (monitors.Adviser, as the API's warnings).
 	Advice []monitors.Advice
+	// Snoozed is when the monitor's snooze ends; nil when not snoozed.
+	Snoozed *When
 }
 
 // AdviceFields names the fields the advice is about, for the list.
@@ -70,6 +73,9 @@ func (h *Handler) monitorRow(v *viewer, m *monitors.Monitor, runs []monitors.Run
 	r := &monitorRow{ID: m.ID, Name: m.Name, Slug: m.Slug, Tags: m.Tags, Status: st,
 		LastPing: v.when(m.State.LastPingAt), LastKind: m.State.LastPingKind, Spark: sparkline(runs),
 		Advice: h.adviser.Advise(m, v.Now)}
+	if m.Snoozed(v.Now) {
+		r.Snoozed = v.whenPtr(m.SnoozedUntil)
+	}
 	r.Schedule, r.Zone = scheduleWords(m.Schedule)
 	switch {
 	case m.Paused:
@@ -390,7 +396,11 @@ type incidentView struct {
 	Lasted         string
 	Summary        string
 	ResolveSummary string
-	Events         []eventView
+	// Held says its notification is held (suppressed, or opened while
+	// snoozed); Suppressed that it opened under Parent's incident.
+	Held, Suppressed bool
+	Parent           *monitorLink
+	Events           []eventView
 	// Deliveries are the attempts to notify, by channel; nil when the
 	// server lists none.
 	Deliveries []deliveryGroup
@@ -439,6 +449,14 @@ type monitorPageData struct {
 	// FlappingSince is when the monitor began flapping; nil when it is
 	// not.
 	FlappingSince *When
+	// DependsOn are the monitors it depends on.
+	DependsOn []*monitorLink
+}
+
+// monitorLink names another monitor, for a link to it.
+type monitorLink struct {
+	ID, Name string
+	Down     bool
 }
 
 // monitorPage shows one monitor: its status and why, its ping URLs and
@@ -525,6 +543,13 @@ func (h *Handler) monitorPageData(ctx context.Context, v *viewer, m *monitors.Mo
 		return nil, err
 	}
 	d.MaintenanceUntil = v.whenPtr(monitors.InMaintenanceUntil(ws, m, v.Now))
+	for _, id := range m.DependsOn {
+		l, err := h.monitorLink(ctx, v, id)
+		if err != nil {
+			return nil, err
+		}
+		d.DependsOn = append(d.DependsOn, l)
+	}
 	if m.State.IsFlapping() {
 		d.FlappingSince = v.when(m.State.Flapping)
 	}
@@ -536,7 +561,19 @@ func (h *Handler) monitorPageData(ctx context.Context, v *viewer, m *monitors.Mo
 
 func (h *Handler) incidentView(ctx context.Context, v *viewer, inc *monitors.Incident) (*incidentView, error) {
 	iv := &incidentView{ID: inc.ID, Kind: inc.Kind, Opened: v.when(inc.OpenedAt), Resolved: v.whenPtr(inc.ResolvedAt),
-		Summary: inc.Summary, ResolveSummary: inc.ResolveSummary}
+		Summary: inc.Summary, ResolveSummary: inc.ResolveSummary, Held: inc.Held && inc.ResolvedAt == nil,
+		Suppressed: inc.State() == monitors.IncidentStateSuppressed}
+	if inc.SuppressedBy != "" {
+		parent, err := h.store.IncidentGet(ctx, v.Project.ID, inc.SuppressedBy)
+		switch {
+		case err == nil:
+			if iv.Parent, err = h.monitorLink(ctx, v, parent.MonitorID); err != nil {
+				return nil, err
+			}
+		case !errors.Is(err, monitors.ErrNotFound):
+			return nil, err
+		}
+	}
 	end := v.Now
 	if inc.ResolvedAt != nil {
 		end = *inc.ResolvedAt
@@ -550,6 +587,19 @@ func (h *Handler) incidentView(ctx context.Context, v *viewer, inc *monitors.Inc
 		iv.Events = append(iv.Events, eventView{At: v.when(e.At), Kind: strings.TrimPrefix(string(e.Kind), "incident."), Summary: e.Summary})
 	}
 	return iv, nil
+}
+
+// monitorLink names monitor id of the viewer's project; a monitor that is
+// gone is named by its ID.
+func (h *Handler) monitorLink(ctx context.Context, v *viewer, id string) (*monitorLink, error) {
+	m, err := h.store.MonitorGet(ctx, v.Project.ID, id)
+	if errors.Is(err, monitors.ErrNotFound) {
+		return &monitorLink{ID: id, Name: id}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &monitorLink{ID: m.ID, Name: m.Name, Down: m.State.Status == monitors.StatusDown}, nil
 }
 
 // deliveries returns the delivery attempts of incidents, grouped by

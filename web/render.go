@@ -28,7 +28,7 @@ var staticFS embed.FS
 var pageNames = []string{
 	"setup", "setupneeded", "login", "error", "noproject",
 	"monitors", "monitor", "monitor_form", "preview",
-	"channels", "channel_form", "keys", "settings", "account", "maintenance",
+	"channels", "channel_form", "keys", "settings", "account", "maintenance", "snooze_link",
 	"statuspages", "statuspage_form",
 	// statuspage is a whole document of its own, not inside the layout:
 	// the public status page (statuspage.go).

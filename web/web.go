@@ -77,6 +77,9 @@ type Config struct {
 	// closed, and accounts come from "vigil users create". The server makes
 	// a new one at every start on a database without accounts.
 	SetupToken string
+	// Signer checks the signed links of notifications ("snooze 1 h"):
+	// the server's key file. Nil refuses every link.
+	Signer manage.Signer
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
 	// the client, for the sign-in limit. Without any, the client is the
 	// connection's address, which a request cannot forge.
@@ -106,6 +109,7 @@ type Handler struct {
 	setup        *setupToken
 	// adviser gives each monitor's advice, as the API's.
 	adviser monitors.Adviser
+	signer  manage.Signer
 	// rowCache keeps the monitor list's rendered rows.
 	rowCache *rowCache
 	// statusCache holds the built public status pages.
@@ -142,6 +146,7 @@ func New(cfg Config) (*Handler, error) {
 		pages:    pg,
 		origin:   http.NewCrossOriginProtection(),
 		rowCache: rows,
+		signer:   cfg.Signer,
 
 		statusCache: newStatusCache(cfg.StatusPageTTL),
 	}
@@ -227,6 +232,9 @@ func (h *Handler) Register(e *echo.Echo) {
 	page(http.MethodGet, "/login", h.loginForm)
 	page(http.MethodPost, "/login", h.login, h.limiter)
 	page(http.MethodPost, "/logout", h.logout)
+	// A notification's snooze link: signed, no sign-in; GET shows, POST does.
+	page(http.MethodGet, "/snooze/:id", h.snoozeLink)
+	page(http.MethodPost, "/snooze/:id", h.snoozeLink)
 
 	viewer := func(method, path string, fn func(echo.Context) error) {
 		page(method, path, fn, h.requireViewer)
@@ -240,6 +248,8 @@ func (h *Handler) Register(e *echo.Echo) {
 	viewer(http.MethodPost, "/monitors/:id/pause", h.monitorPause)
 	viewer(http.MethodPost, "/monitors/:id/resume", h.monitorResume)
 	viewer(http.MethodPost, "/monitors/:id/delete", h.monitorDelete)
+	viewer(http.MethodPost, "/monitors/:id/snooze", h.monitorSnooze)
+	viewer(http.MethodPost, "/monitors/:id/unsnooze", h.monitorUnsnooze)
 	viewer(http.MethodGet, "/schedule/preview", h.schedulePreview)
 	viewer(http.MethodGet, "/channels", h.channelList)
 	viewer(http.MethodGet, "/channels/new", h.channelNew)

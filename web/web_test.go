@@ -1044,6 +1044,9 @@ func TestChannelFormAlerting(t *testing.T) {
 		require.Len(t, list, 1)
 		require.True(t, list[0].NotifyLate)
 		require.Equal(t, 45, list[0].GroupSeconds)
+		listed := c.get("/channels").body
+		require.Contains(t, listed, `<span class="pill">late warning</span>`)
+		require.Contains(t, listed, `<span class="pill">groups 45 s</span>`)
 
 		r = c.postForm("/channels/"+list[0].ID, url.Values{"name": {"team"}, "webhook_url": {"https://hooks.slack.com/services/T000/B000/XXXX"},
 			"group_seconds": {"0"}})

@@ -44,6 +44,7 @@ Commands:
              create a monitor per crontab line over the API, and run each line under vigil run
   maintenance start|end|list
              maintenance windows over the API: vigil maintenance start --tag db --for 2h
+  snooze     silence one monitor's notifications for a while: vigil snooze backup --for 1h (--end ends it)
   help       show this help
 
 Run "vigil <command> -h" for the flags of a command.
@@ -86,6 +87,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		err = importCmd(env, args[1:])
 	case "maintenance":
 		err = maintenanceCmd(env, args[1:])
+	case "snooze":
+		err = snoozeCmd(env, args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

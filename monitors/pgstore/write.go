@@ -46,10 +46,22 @@ func (t txn) Write(ctx context.Context, w *plan.WriteSet) ([]*monitors.IncidentE
 		at, c := ic.Change.At.UTC(), ic.Change
 		switch c.Op {
 		case monitors.IncidentOpen:
-			b.Queue(qIncidentOpen+eventReturning, ic.ID, ic.ProjectID, ic.MonitorID, string(c.Kind), at, c.Summary,
-				c.RunSeq, ic.PingID()).Query(returnEvents(ic))
+			args := []any{ic.ID, ic.ProjectID, ic.MonitorID, string(c.Kind), at, c.Summary, c.RunSeq, ic.PingID(), c.Held, c.SuppressedBy}
+			if c.Held {
+				// Recorded, and not returned: a held event is delivered
+				// when the hold ends (IncidentRelease).
+				b.Queue(qIncidentOpen, args...)
+				continue
+			}
+			b.Queue(qIncidentOpen+eventReturning, args...).Query(returnEvents(ic))
 		case monitors.IncidentUpdate:
+			if c.Held {
+				b.Queue(qIncidentUpdate, ic.MonitorID, string(c.Kind), at, c.Summary)
+				continue
+			}
 			b.Queue(qIncidentUpdate+eventReturning, ic.MonitorID, string(c.Kind), at, c.Summary).Query(returnEvents(nil))
+		case monitors.IncidentRelease:
+			b.Queue(qIncidentRelease, ic.MonitorID, string(c.Kind), at).Query(returnEvents(nil))
 		case monitors.IncidentResolve:
 			b.Queue(qIncidentResolve+eventReturning, ic.MonitorID, string(c.Kind), at, c.Summary).Query(returnEvents(nil))
 		case monitors.IncidentClose:

@@ -91,15 +91,19 @@ func (s *Scripts) APIKeyRevoke(ctx context.Context, projectID, id string, at tim
 // checkRoom). A slug or ping key already in use is monitors.ErrConflict;
 // an unknown project is monitors.ErrNotFound.
 func (s *Scripts) MonitorInsert(ctx context.Context, m *monitors.Monitor) error {
-	if s.MaxMonitorsPerProject <= 0 {
+	if s.MaxMonitorsPerProject <= 0 && len(m.DependsOn) == 0 {
 		return wrapErr(insertMonitor(ctx, s.w(), s.Q, m), "insert monitor")
 	}
-	return wrapErr(s.Driver.InTx(ctx, func(tx Tx) error {
+	err := s.Driver.InTx(ctx, func(tx Tx) error {
 		if err := s.checkRoom(ctx, tx, m.ProjectID, 1); err != nil {
 			return err
 		}
+		if err := s.checkDependencies(ctx, tx, m.ProjectID, []*monitors.Monitor{m}); err != nil {
+			return &fnError{err}
+		}
 		return insertMonitor(ctx, tx, s.Q, m)
-	}), "insert monitor")
+	})
+	return wrapUnlessFn(err, "insert monitor")
 }
 
 func insertMonitor(ctx context.Context, db DB, q *Queries, m *monitors.Monitor) error {

@@ -174,7 +174,11 @@ func (s *Scripts) IncidentRemind(ctx context.Context, p *monitors.IncidentRemind
 		if events, err = tx.IncidentRemindDue(ctx, now, now.Add(-p.Interval), limit); err != nil {
 			return fmt.Errorf("remind incidents: %w", err)
 		}
-		return s.deliver(ctx, tx, events)
+		send, err := s.notFlapping(ctx, tx, events)
+		if err != nil {
+			return fmt.Errorf("remind incidents: %w", err)
+		}
+		return s.deliver(ctx, tx, send)
 	})
 	if err != nil {
 		return nil, err
@@ -183,6 +187,29 @@ func (s *Scripts) IncidentRemind(ctx context.Context, p *monitors.IncidentRemind
 		events = []*monitors.IncidentEvent{}
 	}
 	return events, nil
+}
+
+// notFlapping returns the events whose monitor is not flapping: a
+// flapping monitor's reminders are recorded, as its incidents are, but not
+// sent (see quiet).
+func (s *Scripts) notFlapping(ctx context.Context, tx Tx, events []*monitors.IncidentEvent) ([]*monitors.IncidentEvent, error) {
+	flapping := map[string]bool{}
+	out := events[:0:0]
+	for _, e := range events {
+		f, ok := flapping[e.MonitorID]
+		if !ok {
+			m, err := One(ctx, tx, ScanMonitorRow, s.Q.MonitorGet, e.ProjectID, e.MonitorID)
+			if err != nil {
+				return nil, fmt.Errorf("read monitor %s: %w", e.MonitorID, err)
+			}
+			f = m.State.IsFlapping()
+			flapping[e.MonitorID] = f
+		}
+		if !f {
+			out = append(out, e)
+		}
+	}
+	return out, nil
 }
 
 // DeliveryAttemptRecord logs one attempt of a pending delivery, numbered

@@ -84,6 +84,9 @@ func (s *Scripts) PingRecordBatch(ctx context.Context, p *monitors.PingRecordBat
 			if err := maint.set(ctx, m, ping.At); err != nil {
 				return err
 			}
+			if err := s.parents(ctx, tx, &b, m); err != nil {
+				return err
+			}
 			tr, err := monitors.ApplyPing(m, &ping)
 			if err != nil {
 				results[i].Err = fmt.Errorf("record ping for monitor %s: %w", m.ID, err)

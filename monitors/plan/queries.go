@@ -55,6 +55,23 @@ type Queries struct {
 	MaintenanceQueries
 	ReportQueries
 	StatusPageQueries
+	DependencyQueries
+}
+
+// DependencyQueries are the statements of held notifications across
+// monitors (see held.go): the parents' open incidents, the graph of
+// depends_on, and the wake-up of dependents.
+type DependencyQueries struct {
+	// ParentIncidents lists the open incidents (monitor_id, id, kind) of
+	// the monitors $1 (a list of IDs), oldest first.
+	ParentIncidents string
+	// DependencyGraph lists (id, slug, depends_on) of project $1's
+	// monitors.
+	DependencyGraph string
+	// DependentsWake moves the next deadline of project $1's unpaused
+	// monitors that depend on monitor $2 and have a held incident to $3,
+	// when later, skipping rows another transaction holds.
+	DependentsWake string
 }
 
 // UptimeQueries are the reads of a monitor's history that its uptime is

@@ -29,8 +29,16 @@ func MonitorArgs(m *monitors.Monitor) ([]any, error) {
 		nonNil(m.Channels), m.Paused, m.Source, m.Discovered, retry, m.PingKey,
 		m.CreatedAt.UTC(), m.UpdatedAt.UTC(), string(m.State.Status), state, TimeOrNil(m.State.LastPingAt),
 		TimeOrNil(m.State.Expected), CeilMicro(m.NextDeadlineAt), string(m.Schedule.Dialect), !m.HideOutput,
-		m.Description, m.MinRuntimeSeconds, m.EarlySeconds, string(m.TooOften),
+		m.Description, m.MinRuntimeSeconds, m.EarlySeconds, string(m.TooOften), listOrNil(m.DependsOn), utcPtr(m.SnoozedUntil),
 	}, nil
+}
+
+// listOrNil returns nil, stored as NULL, for an empty list.
+func listOrNil(l []string) any {
+	if len(l) == 0 {
+		return nil
+	}
+	return l
 }
 
 // ScanMonitor reads a monitor's columns, then extra ones.
@@ -48,11 +56,15 @@ func scanMonitorWith(r Row, decode func(m *monitors.Monitor, state, retry []byte
 		&m.Schedule.TZ, &m.Schedule.EverySeconds, &m.GraceSeconds, &m.MaxRuntimeSeconds, &m.DeadlineSeconds,
 		&m.AlertOnFailure, &m.FailureThreshold, &m.RecoveryThreshold, &m.Overlap, &m.Channels, &m.Paused,
 		&m.Source, &m.Discovered, &retry, &m.PingKey, &m.CreatedAt, &m.UpdatedAt, &state, &m.NextDeadlineAt,
-		&m.Schedule.Dialect, &notifyOutput, &m.Description, &m.MinRuntimeSeconds, &m.EarlySeconds, &m.TooOften}, extra...)...)
+		&m.Schedule.Dialect, &notifyOutput, &m.Description, &m.MinRuntimeSeconds, &m.EarlySeconds, &m.TooOften,
+		&m.DependsOn, &m.SnoozedUntil}, extra...)...)
 	if err != nil {
 		return nil, err
 	}
 	m.HideOutput = !notifyOutput
+	if m.DependsOn == nil {
+		m.DependsOn = []string{}
+	}
 	return &m, decode(&m, state, retry)
 }
 
@@ -88,7 +100,7 @@ func scanRun(r Row) (*monitors.Run, error) {
 func scanIncident(r Row) (*monitors.Incident, error) {
 	var in monitors.Incident
 	return &in, r.Scan(&in.ID, &in.ProjectID, &in.MonitorID, &in.Kind, &in.OpenedAt, &in.ResolvedAt, &in.Summary,
-		&in.ResolveSummary, &in.RunSeq, &in.PingID)
+		&in.ResolveSummary, &in.RunSeq, &in.PingID, &in.Held, &in.SuppressedBy)
 }
 
 // ScanEvent reads an incident event: id, incident_id, monitor_id,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -43,6 +44,8 @@ type builder struct {
 	w       WriteSet
 	touched map[string]bool
 	runs    map[runKey]int
+	// overlay is what the changes so far did to incidents (see parents).
+	overlay overlay
 }
 
 type runKey struct {
@@ -97,10 +100,15 @@ func (b *builder) change(m *monitors.Monitor, tr *monitors.Transition, ping *mon
 				return fmt.Errorf("new incident id: %w", err)
 			}
 			iw.ID = id.String()
-		case monitors.IncidentUpdate, monitors.IncidentResolve, monitors.IncidentClose, monitors.MonitorNotice:
+		case monitors.IncidentUpdate, monitors.IncidentResolve, monitors.IncidentClose, monitors.MonitorNotice,
+			monitors.IncidentRelease:
 		default:
 			return fmt.Errorf("monitor %s: unknown incident operation %q", m.ID, ic.Op)
 		}
+		if b.overlay == nil {
+			b.overlay = make(overlay)
+		}
+		b.overlay.note(m.ID, &iw)
 		*dst = append(*dst, iw)
 	}
 	return nil
@@ -111,7 +119,7 @@ func (b *builder) change(m *monitors.Monitor, tr *monitors.Transition, ping *mon
 // matters only between changes to one incident.
 func onlyOpens(tr *monitors.Transition) bool {
 	for _, ic := range tr.Incidents {
-		if ic.Op != monitors.IncidentOpen {
+		if ic.Op != monitors.IncidentOpen || ic.Held {
 			return false
 		}
 	}
@@ -142,6 +150,9 @@ func (s *Scripts) writeLate(ctx context.Context, tx Tx, w *WriteSet, late *lateS
 	if err != nil {
 		return err
 	}
+	if err := s.wakeDependents(ctx, tx, w); err != nil {
+		return err
+	}
 	return s.deliver(ctx, tx, quiet(w, events))
 }
 
@@ -153,6 +164,10 @@ func (s *Scripts) modify(ctx context.Context, tx Tx, projectID, id string, fn fu
 	if err != nil {
 		return nil, err
 	}
+	if err := s.parents(ctx, tx, nil, m); err != nil {
+		return nil, err
+	}
+	dependsOn := slices.Clone(m.DependsOn)
 	tr, err := fn(m)
 	if err != nil {
 		return nil, &fnError{err}
@@ -160,11 +175,37 @@ func (s *Scripts) modify(ctx context.Context, tx Tx, projectID, id string, fn fu
 	if m.ID != id || m.ProjectID != projectID {
 		return nil, errIdentity
 	}
+	if !slices.Equal(dependsOn, m.DependsOn) {
+		if err := s.checkDependencies(ctx, tx, projectID, []*monitors.Monitor{m}); err != nil {
+			return nil, &fnError{err}
+		}
+		// The parents are those of the new depends_on; a hold under a
+		// monitor no longer depended on ends now.
+		if err := s.parents(ctx, tx, nil, m); err != nil {
+			return nil, err
+		}
+		more, err := monitors.ReleaseHeld(m, NowOr(m.UpdatedAt))
+		if err != nil {
+			return nil, err
+		}
+		tr = joinTransitions(tr, more)
+	}
 	b := builder{w: WriteSet{FullRow: true}}
 	if err := b.change(m, tr, nil, false); err != nil {
 		return nil, err
 	}
 	return m, s.write(ctx, tx, b.done())
+}
+
+// joinTransitions returns a's changes followed by b's; either may be nil.
+func joinTransitions(a, b *monitors.Transition) *monitors.Transition {
+	if a == nil {
+		return b
+	}
+	if b == nil {
+		return a
+	}
+	return &monitors.Transition{Runs: slices.Concat(a.Runs, b.Runs), Incidents: slices.Concat(a.Incidents, b.Incidents)}
 }
 
 // errIdentity is the one rule of every change to a monitor: its row is
@@ -274,8 +315,21 @@ func (s *Scripts) MonitorSync(ctx context.Context, p *monitors.MonitorSyncParams
 			if err != nil {
 				return fmt.Errorf("lock monitors of source %q: %w", p.Source, err)
 			}
+			if err := s.resolveDeclared(ctx, tx, p.ProjectID, p.Declared); err != nil {
+				return err
+			}
 			plan, err := p.Fn(current, fields)
 			if err != nil || plan == nil {
+				return err
+			}
+			// Declared depends_on may name monitors by slug, those of this
+			// declaration among them: resolved and checked before any is
+			// written.
+			changed := slices.Clone(plan.Insert)
+			for _, u := range plan.Update {
+				changed = append(changed, u.Monitor)
+			}
+			if err := s.checkDependencies(ctx, tx, p.ProjectID, changed); err != nil {
 				return err
 			}
 			if err := s.checkRoom(ctx, tx, p.ProjectID, len(plan.Insert)); err != nil {
@@ -342,10 +396,13 @@ func (s *Scripts) MonitorEvaluateDue(ctx context.Context, p *monitors.EvaluateDu
 		)
 		maint := windows{s: s, tx: tx}
 		late := &lateSet{s: s, tx: tx}
-		for _, m := range ms {
+		for _, m := range dependencyOrder(ms) {
 			due := *m.NextDeadlineAt
 			hold := m.State.Hold
 			if err := maint.set(ctx, m, p.Now); err != nil {
+				return err
+			}
+			if err := s.parents(ctx, tx, &b, m); err != nil {
 				return err
 			}
 			if err := late.set(ctx, m); err != nil {

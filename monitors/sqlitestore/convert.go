@@ -160,6 +160,9 @@ func (l *strList) Scan(src any) error {
 		b = []byte(v)
 	case []byte:
 		b = v
+	case nil: // an optional list (depends_on): none
+		*l = strList{}
+		return nil
 	default:
 		return fmt.Errorf("scan list: %T is not JSON text", src)
 	}

@@ -16,10 +16,30 @@ type querier interface {
 
 // db runs the planning layer's statements, converting its values to
 // SQLite's: instants are INTEGER microseconds, lists JSON text.
-type db struct{ q querier }
+// Statements run through the pool's cache of prepared statements (stmts,
+// nil for none: in a transaction).
+type db struct {
+	q     querier
+	stmts *stmtCache
+}
+
+// prepared returns q as a prepared statement to run, or nil to run q as
+// it is.
+func (d db) prepared(ctx context.Context, q string) (*sql.Stmt, error) {
+	return d.stmts.get(ctx, q)
+}
 
 func (d db) Query(ctx context.Context, q string, args ...any) (plan.Rows, error) {
-	rows, err := d.q.QueryContext(ctx, q, sqlArgs(args)...)
+	st, err := d.prepared(ctx, q)
+	if err != nil {
+		return nil, interpret(err)
+	}
+	var rows *sql.Rows
+	if st != nil {
+		rows, err = st.QueryContext(ctx, sqlArgs(args)...)
+	} else {
+		rows, err = d.q.QueryContext(ctx, q, sqlArgs(args)...)
+	}
 	if err != nil {
 		return nil, interpret(err)
 	}
@@ -27,7 +47,17 @@ func (d db) Query(ctx context.Context, q string, args ...any) (plan.Rows, error)
 }
 
 func (d db) Exec(ctx context.Context, q string, args ...any) (int64, error) {
-	n, err := rowsAffected(d.q.ExecContext(ctx, q, sqlArgs(args)...))
+	st, err := d.prepared(ctx, q)
+	if err != nil {
+		return 0, interpret(err)
+	}
+	var res sql.Result
+	if st != nil {
+		res, err = st.ExecContext(ctx, sqlArgs(args)...)
+	} else {
+		res, err = d.q.ExecContext(ctx, q, sqlArgs(args)...)
+	}
+	n, err := rowsAffected(res, err)
 	return n, interpret(err)
 }
 
@@ -89,8 +119,8 @@ func sqlDests(dest []any) []any {
 }
 
 // Reader is the pool of read-only connections; Writer the one writer.
-func (s *Store) Reader() plan.DB { return db{s.r} }
-func (s *Store) Writer() plan.DB { return db{s.w} }
+func (s *Store) Reader() plan.DB { return db{q: s.r, stmts: s.rStmts} }
+func (s *Store) Writer() plan.DB { return db{q: s.w, stmts: s.wStmts} }
 
 // collect scans every row of rows, converting values as db does.
 func collect[T any](rows *sql.Rows, scan func(plan.Row) (T, error)) ([]T, error) {

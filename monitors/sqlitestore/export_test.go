@@ -22,3 +22,9 @@ func Checkpoint(s *Store) (frames int, restarted bool, err error) {
 // SetRestartFrames sets the WAL size, in frames, past which a checkpoint
 // makes the WAL start over.
 func SetRestartFrames(s *Store, n int) { s.ckpt.restartFrames = n }
+
+// CachedStatements returns how many statements the reader and the writer
+// keep prepared.
+func CachedStatements(s *Store) (reader, writer int) {
+	return s.rStmts.stmts.Len(), s.wStmts.stmts.Len()
+}

@@ -43,15 +43,15 @@ const (
 		grace_seconds, max_runtime_seconds, deadline_seconds, alert_on_failure, failure_threshold,
 		recovery_threshold, overlap, channels, paused, source, discovered, retry_policy, ping_key,
 		created_at, updated_at, state, next_deadline, schedule_dialect, notify_output, description,
-		min_runtime_seconds, early_seconds, too_often`
+		min_runtime_seconds, early_seconds, too_often, depends_on, snoozed_until`
 
 	qMonitorInsert = `INSERT INTO monitors (id, project_id, name, slug, tags, schedule_kind, schedule_expr,
 		schedule_tz, every_seconds, grace_seconds, max_runtime_seconds, deadline_seconds, alert_on_failure,
 		failure_threshold, recovery_threshold, overlap, channels, paused, source, discovered, retry_policy,
 		ping_key, created_at, updated_at, status, state, last_ping_at, next_expected_at, next_deadline,
-		schedule_dialect, notify_output, description, min_runtime_seconds, early_seconds, too_often)
+		schedule_dialect, notify_output, description, min_runtime_seconds, early_seconds, too_often, depends_on, snoozed_until)
 		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20,
-		?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35)`
+		?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37)`
 	// qMonitorUpdate writes a monitor's whole row but its ID and project
 	// (MonitorModify). It takes qMonitorInsert's arguments.
 	qMonitorUpdate = `UPDATE monitors SET name = ?3, slug = ?4, tags = ?5, schedule_kind = ?6,
@@ -60,7 +60,7 @@ const (
 		recovery_threshold = ?15, overlap = ?16, channels = ?17, paused = ?18, source = ?19,
 		discovered = ?20, retry_policy = ?21, ping_key = ?22, created_at = ?23, updated_at = ?24, status = ?25, state = ?26,
 		last_ping_at = ?27, next_expected_at = ?28, next_deadline = ?29, schedule_dialect = ?30, notify_output = ?31,
-		description = ?32, min_runtime_seconds = ?33, early_seconds = ?34, too_often = ?35
+		description = ?32, min_runtime_seconds = ?33, early_seconds = ?34, too_often = ?35, depends_on = ?36, snoozed_until = ?37
 		WHERE id = ?1 AND project_id = ?2`
 	// qMonitorUpdateState writes the evaluated state of many monitors in one
 	// statement (PingRecordBatch, MonitorEvaluateDue), one row of
@@ -134,13 +134,14 @@ const (
 		ORDER BY seq DESC LIMIT coalesce(?3, -1)`
 
 	incidentCols = `id, project_id, monitor_id, kind, opened_at, resolved_at, summary, resolve_summary,
-		run_seq, ping_id`
+		run_seq, ping_id, held, coalesce(suppressed_by, '')`
 	// qIncidentOpen inserts an incident; the partial unique index allows one
 	// open incident per monitor and kind, and a second is a no-op, never an
 	// error that would fail a batch. When it inserted, qEventInsert records
 	// the opened event.
-	qIncidentOpen = `INSERT INTO incidents (id, project_id, monitor_id, kind, opened_at, summary, run_seq, ping_id)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+	qIncidentOpen = `INSERT INTO incidents (id, project_id, monitor_id, kind, opened_at, summary, run_seq, ping_id,
+			held, suppressed_by)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, nullif(?, ''))
 		ON CONFLICT (monitor_id, kind) WHERE resolved_at IS NULL DO NOTHING`
 	// qIncidentUpdate records new facts about the open incident of a kind;
 	// the incident keeps its opening summary.
@@ -155,6 +156,13 @@ const (
 	// per incident.
 	qEventInsert = `INSERT INTO incident_events (incident_id, monitor_id, project_id, kind, at, summary)
 		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING` + eventReturning
+	// qIncidentRelease ends the hold of the open incident of a kind; its
+	// reminders count from then. qReleasedEvent then reads its opened
+	// event, at the release time, to be delivered now.
+	qIncidentRelease = `UPDATE incidents SET held = 0, reminded_at = ?3
+		WHERE monitor_id = ?1 AND kind = ?2 AND resolved_at IS NULL AND held RETURNING id`
+	qReleasedEvent = `SELECT id, coalesce(incident_id, ''), monitor_id, project_id, kind, ?2, summary
+		FROM incident_events WHERE incident_id = ?1 AND kind = 'incident.opened'`
 	qIncidentGet  = `SELECT ` + incidentCols + ` FROM incidents WHERE project_id = ? AND id = ?`
 	qIncidentList = `SELECT ` + incidentCols + ` FROM incidents
 		WHERE project_id = ?1 AND (?2 = '' OR monitor_id = ?2) AND (NOT ?3 OR resolved_at IS NULL)
@@ -245,7 +253,8 @@ const (
 	// writer at a time: no two calls remind one incident twice.
 	qIncidentRemind = `UPDATE incidents SET reminded_at = ?1
 		WHERE id IN (SELECT id FROM incidents
-			WHERE resolved_at IS NULL AND coalesce(reminded_at, opened_at) <= ?2
+			WHERE resolved_at IS NULL AND NOT held AND coalesce(reminded_at, opened_at) <= ?2
+				AND NOT EXISTS (SELECT 1 FROM monitors m WHERE m.id = incidents.monitor_id AND m.snoozed_until > ?1)
 			ORDER BY opened_at, id LIMIT ?3)
 		RETURNING id, project_id, monitor_id, summary`
 	qReminderInsert = `INSERT INTO incident_events (incident_id, monitor_id, project_id, kind, at, summary)
@@ -511,6 +520,19 @@ var queries = plan.Queries{
 	UptimeQueries:      uptimeQueries,
 	MaintenanceQueries: maintenanceQueries,
 	StatusPageQueries:  statusPageQueries,
+	DependencyQueries:  dependencyQueries,
+}
+
+// dependencyQueries are the statements of held notifications across
+// monitors.
+var dependencyQueries = plan.DependencyQueries{
+	ParentIncidents: `SELECT monitor_id, id, kind FROM incidents
+		WHERE monitor_id IN (SELECT value FROM json_each(?1)) AND resolved_at IS NULL ORDER BY opened_at, id`,
+	DependencyGraph: `SELECT id, slug, depends_on FROM monitors WHERE project_id = ?1`,
+	DependentsWake: `UPDATE monitors SET next_deadline = ?3
+		WHERE project_id = ?1 AND EXISTS (SELECT 1 FROM json_each(monitors.depends_on) WHERE value = ?2) AND NOT paused
+			AND (next_deadline IS NULL OR next_deadline > ?3)
+			AND EXISTS (SELECT 1 FROM incidents i WHERE i.monitor_id = monitors.id AND i.resolved_at IS NULL AND i.held)`,
 }
 
 // maintenanceQueries are the statements of maintenance windows, each kept

@@ -63,6 +63,9 @@ type Store struct {
 	// block the writer, and the writer does not block them.
 	r *sql.DB
 
+	// rStmts and wStmts keep the statements run on r and on w prepared.
+	rStmts, wStmts *stmtCache
+
 	// ckpt checkpoints the WAL, off the writer's commits.
 	ckpt      *checkpointer
 	stmts     *statements
@@ -155,6 +158,15 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}
 	s := &Store{path: path, w: w, r: r, stmts: stmts, log: log, enqueue: opts.EnqueueDeliveries}
+	if s.rStmts, err = newStmtCache(r); err == nil {
+		s.wStmts, err = newStmtCache(w)
+	}
+	if err != nil {
+		stmts.close()
+		r.Close()
+		w.Close()
+		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
+	}
 	interval := opts.CheckpointInterval
 	if interval == 0 {
 		interval = CheckpointIntervalDefault
@@ -211,6 +223,8 @@ func (s *Store) Ping(ctx context.Context) error {
 // Close closes the database. It may be called more than once.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
+		s.rStmts.close()
+		s.wStmts.close()
 		s.closeErr = errors.Join(s.ckpt.close(), s.stmts.close(), s.r.Close(), s.w.Close())
 	})
 	return s.closeErr

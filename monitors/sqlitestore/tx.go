@@ -25,7 +25,10 @@ var _ plan.Tx = txn{}
 // InTx runs fn in a write transaction (BEGIN IMMEDIATE), committing when it
 // returns nil.
 func (s *Store) InTx(ctx context.Context, fn func(tx plan.Tx) error) error {
-	return s.inTx(ctx, func(tx *sql.Tx) error { return fn(txn{db{tx}, s, tx}) })
+	// A transaction prepares nothing for later: preparing on the pool
+	// would wait for the one writer connection, which the transaction
+	// holds. The hot path's statements are prepared already (s.stmts).
+	return s.inTx(ctx, func(tx *sql.Tx) error { return fn(txn{db{q: tx}, s, tx}) })
 }
 
 func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {

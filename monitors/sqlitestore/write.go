@@ -141,7 +141,7 @@ func (t txn) writeIncident(ctx context.Context, ic *plan.IncidentWrite) ([]*moni
 	switch c.Op {
 	case monitors.IncidentOpen:
 		n, err := rowsAffected(tx.StmtContext(ctx, st.incidentOpen).ExecContext(ctx, ic.ID, ic.ProjectID, ic.MonitorID,
-			string(c.Kind), at, c.Summary, c.RunSeq, ic.PingID()))
+			string(c.Kind), at, c.Summary, c.RunSeq, ic.PingID(), c.Held, c.SuppressedBy))
 		if err != nil {
 			return nil, fmt.Errorf("open %s incident: %w", c.Kind, interpret(err))
 		}
@@ -151,7 +151,35 @@ func (t txn) writeIncident(ctx context.Context, ic *plan.IncidentWrite) ([]*moni
 			t.s.log.WarnContext(ctx, "incident already open; kept the open one", "monitor_id", ic.MonitorID, "kind", c.Kind)
 			return nil, nil
 		}
-		return event(ic.ID, ic.ProjectID, monitors.EventOpened)
+		evs, err := event(ic.ID, ic.ProjectID, monitors.EventOpened)
+		if c.Held {
+			// Recorded, and not returned: a held event is delivered when
+			// the hold ends (IncidentRelease).
+			return nil, err
+		}
+		return evs, err
+	case monitors.IncidentRelease:
+		rows, err := tx.QueryContext(ctx, qIncidentRelease, ic.MonitorID, string(c.Kind), at)
+		if err != nil {
+			return nil, fmt.Errorf("release %s incident: %w", c.Kind, interpret(err))
+		}
+		ids, err := collect(rows, func(r plan.Row) (id string, err error) { return id, r.Scan(&id) })
+		if err != nil {
+			return nil, fmt.Errorf("release %s incident: %w", c.Kind, err)
+		}
+		var out []*monitors.IncidentEvent
+		for _, id := range ids {
+			rows, err := tx.QueryContext(ctx, qReleasedEvent, id, at)
+			if err != nil {
+				return nil, fmt.Errorf("release %s incident: %w", c.Kind, interpret(err))
+			}
+			evs, err := collect(rows, plan.ScanEvent)
+			if err != nil {
+				return nil, fmt.Errorf("release %s incident: %w", c.Kind, err)
+			}
+			out = append(out, evs...)
+		}
+		return out, nil
 	case monitors.IncidentClose:
 		if _, err := tx.ExecContext(ctx, qIncidentClose, ic.MonitorID, string(c.Kind), at, c.Summary); err != nil {
 			return nil, fmt.Errorf("close %s incident: %w", c.Kind, interpret(err))
@@ -168,7 +196,11 @@ func (t txn) writeIncident(ctx context.Context, ic *plan.IncidentWrite) ([]*moni
 		if err != nil {
 			return nil, fmt.Errorf("update %s incident: %w", c.Kind, interpret(err))
 		}
-		return collect(rows, plan.ScanEvent)
+		evs, err := collect(rows, plan.ScanEvent)
+		if c.Held {
+			return nil, err
+		}
+		return evs, err
 	default: // resolve
 		rows, err := tx.StmtContext(ctx, st.incidentResolve).QueryContext(ctx, ic.MonitorID, string(c.Kind), at, c.Summary)
 		if err != nil {

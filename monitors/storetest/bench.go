@@ -74,3 +74,57 @@ func processCPU() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchReportMonitors is how many monitors BenchmarkLoadReport reports on.
+const BenchReportMonitors = 1000
+
+// BenchmarkLoadReport measures making a week's report
+// (monitors.LoadReport) of a project of BenchReportMonitors daily
+// monitors, each with seven runs in the week, one in ten failing once.
+// newStore returns an empty store.
+func BenchmarkLoadReport(b *testing.B, newStore func(tb testing.TB) monitors.Store) {
+	s := newStore(b)
+	prj := MustProject(b, s)
+	start, end := ReportWeekStart, ReportWeekEnd
+	created := start.AddDate(0, 0, -1)
+	var pings []*monitors.PingRecordParams
+	flush := func() {
+		if len(pings) > 0 {
+			MustRecord(b, s, pings...)
+			pings = nil
+		}
+	}
+	for i := range BenchReportMonitors {
+		slug := fmt.Sprintf("job-%05d", i)
+		m := NewMonitor("", slug, func(m *monitors.Monitor) {
+			m.Schedule = monitors.ScheduleSpec{Kind: monitors.ScheduleCron, Expr: "0 3 * * *", TZ: "UTC"}
+			m.CreatedAt, m.UpdatedAt = created, created
+		})
+		for d := range 7 {
+			at := start.AddDate(0, 0, d).Add(3 * time.Hour)
+			kind := monitors.PingSuccess
+			if i%10 == 0 && d == 3 {
+				kind = monitors.PingFail
+			}
+			for _, p := range []struct {
+				kind monitors.PingKind
+				at   time.Time
+			}{{monitors.PingStart, at}, {kind, at.Add(time.Duration(10+i%50) * time.Second)}} {
+				pp := &monitors.PingRecordParams{ProjectPingKey: prj.PingKey, Slug: slug, Create: true, NewMonitor: m,
+					Ping: monitors.Ping{Kind: p.kind, At: p.at, RID: fmt.Sprintf("%d-%d", i, d)}}
+				pings = append(pings, pp)
+			}
+		}
+		if len(pings) >= 490 {
+			flush()
+		}
+	}
+	flush()
+	b.ResetTimer()
+	for b.Loop() {
+		r, err := monitors.LoadReport(b.Context(), s, prj.ID, monitors.ReportWeekly, start, end, end)
+		require.NoError(b, err)
+		require.Equal(b, BenchReportMonitors, r.Monitors)
+		require.Equal(b, 7*BenchReportMonitors, r.Occurrences)
+	}
+}

@@ -136,6 +136,9 @@ func NewMessage(n *notifiers.Notification) Message {
 		if link := n.RunURL(); link != "" && len(link) < 1000 {
 			embed.Fields = append(embed.Fields, EmbedField{Name: "Run", Value: "[Open the run in Vigil](" + link + ")"})
 		}
+		if link := n.SnoozeURL; link != "" && len(link) < 1000 {
+			embed.Fields = append(embed.Fields, EmbedField{Name: "Snooze", Value: "[" + notifiers.SnoozeLinkText + "](" + link + ")"})
+		}
 	}
 	return Message{
 		Username:        "Vigil",

@@ -43,7 +43,8 @@ func TestHTMLInBrowser(t *testing.T) {
 		}
 		t.Skip("chromium is not installed; skipping the browser test")
 	}
-	pages := map[string]*notifiers.Notification{"/failure": notifiertest.Failure(), "/undeclared": notifiertest.Undeclared()}
+	pages := map[string]*notifiers.Notification{"/failure": notifiertest.Failure(), "/undeclared": notifiertest.Undeclared(),
+		"/report": notifiertest.WeeklyReport()}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n, ok := pages[r.URL.Path]
 		if !ok {
@@ -124,4 +125,17 @@ func TestHTMLInBrowser(t *testing.T) {
 	}
 	require.NotContains(t, got, "Open the run")
 	shot("email-undeclared")
+
+	got = text("/report")
+	for _, want := range []string{
+		"Weekly report for Billing & Ops: week of 23–29 Nov 2026 (UTC)",
+		"Period: 2026-11-23 00:00 UTC to 2026-11-30 00:00 UTC",
+		"Monitors with incidents", "<b>reports</b> & exports: failed 1 (4h)", // markup shown as text
+		"Slowest jobs (p95 run duration)", "Most retried jobs", "Monitors that never pinged", "and 11 more",
+	} {
+		require.Contains(t, got, want)
+	}
+	require.Equal(t, "0", attr(`String(document.querySelectorAll("li b").length)`), "no markup from a monitor's name")
+	require.Equal(t, "https://vigil.example.com/monitors/mon_7f3a", attr(`[...document.links].find(a => a.textContent === "nightly-import").href`))
+	shot("email-report")
 }

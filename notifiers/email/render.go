@@ -18,6 +18,8 @@ type view struct {
 	Facts    []notifiers.Fact
 	Link     string
 	RunLink  string
+	// SnoozeLink snoozes the monitor for an hour, without a sign-in.
+	SnoozeLink string
 	// Output is the tail of the failing run's output; OutputCut says that
 	// lines before it were left out.
 	Output    string
@@ -36,12 +38,13 @@ const (
 
 func newView(n *notifiers.Notification) view {
 	v := view{
-		Headline: n.Headline(),
-		Summary:  n.Summary(),
-		Facts:    n.Facts(),
-		Link:     n.Link(),
-		RunLink:  n.RunURL(),
-		Color:    "#D92D20",
+		Headline:   n.Headline(),
+		Summary:    n.Summary(),
+		Facts:      n.Facts(),
+		Link:       n.Link(),
+		RunLink:    n.RunURL(),
+		SnoozeLink: n.SnoozeURL,
+		Color:      "#D92D20",
 	}
 	if n.Event.IsReport() && n.Report != nil {
 		v.Facts, v.Span, v.Sections = nil, n.Report.Span(), n.ReportSections()
@@ -92,6 +95,9 @@ Open in Vigil: {{.Link}}
 {{- if .RunLink}}
 The run: {{.RunLink}}
 {{- end}}
+{{- if .SnoozeLink}}
+Snooze 1 h (no sign-in): {{.SnoozeLink}}
+{{- end}}
 {{end}}
 -- 
 Sent by Vigil.
@@ -137,7 +143,8 @@ var htmlTemplate = htmltemplate.Must(htmltemplate.New("html").Parse(`<!DOCTYPE h
 {{- end}}
 {{- if .Link}}
 <p style="margin:20px 0 0"><a href="{{.Link}}" style="display:inline-block;padding:10px 16px;background:#101828;color:#ffffff;text-decoration:none;border-radius:4px">Open in Vigil</a>
-{{- if .RunLink}} <a href="{{.RunLink}}" style="display:inline-block;padding:10px 16px;color:#101828;text-decoration:underline">Open the run</a>{{end}}</p>
+{{- if .RunLink}} <a href="{{.RunLink}}" style="display:inline-block;padding:10px 16px;color:#101828;text-decoration:underline">Open the run</a>{{end}}
+{{- if .SnoozeLink}} <a href="{{.SnoozeLink}}" style="display:inline-block;padding:10px 16px;color:#101828;text-decoration:underline">Snooze 1 h</a>{{end}}</p>
 {{- end}}
 </td></tr>
 </table>

@@ -79,6 +79,10 @@ func Notification(event notifiers.Event) *notifiers.Notification {
 	return n
 }
 
+// SnoozeURL is the golden samples' signed "snooze 1 h" link, as delivery
+// makes them (manage.SnoozeLink).
+const SnoozeURL = "https://vigil.example.com/snooze/mon_7f3a?expires=1773536700&project=prj_1&seconds=3600&sig=k4c1d2e3f.q5mJ2hWq0y3kCwPzN8bXk7rV1uTgHs6aLdE9fY4oIjM"
+
 // Opened is Notification(notifiers.EventOpened).
 func Opened() *notifiers.Notification { return Notification(notifiers.EventOpened) }
 
@@ -118,6 +122,7 @@ func Failure() *notifiers.Notification {
 	n.Ping = &notifiers.Ping{ID: 9001, Kind: "fail", At: finished, RID: "run-42", Attempt: 4, ExitCode: &code,
 		DurationMS: &ms, Body: FailureOutput}
 	n.DeliveryID = "inc_01HZX3M4W6.17"
+	n.SnoozeURL = SnoozeURL
 	return n
 }
 
@@ -126,6 +131,7 @@ func Missed() *notifiers.Notification {
 	n := berlin(Opened())
 	n.Incident.Details = ""
 	n.DeliveryID = "inc_01HZX3M4W6.18"
+	n.SnoozeURL = SnoozeURL
 	return n
 }
 
@@ -144,6 +150,7 @@ func Stuck() *notifiers.Notification {
 	n.Run = &notifiers.Run{Seq: 42, RID: "run-42", StartedAt: &started, Attempt: 1, Stuck: true,
 		URL: "https://vigil.example.com/monitors/mon_7f3a#run-42"}
 	n.DeliveryID = "inc_01HZX3M4W6.19"
+	n.SnoozeURL = SnoozeURL
 	return n
 }
 

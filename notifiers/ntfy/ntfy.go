@@ -126,6 +126,9 @@ func NewMessage(n *notifiers.Notification) Message {
 		if run := n.RunURL(); run != "" {
 			b.WriteString("\n\nThe run: " + run)
 		}
+		if link := n.SnoozeURL; link != "" {
+			b.WriteString("\n\n" + notifiers.SnoozeLinkText + ": " + link)
+		}
 	}
 	m.Body = notifiers.Truncate(b.String(), 4000)
 	return m

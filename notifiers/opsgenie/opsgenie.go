@@ -107,6 +107,9 @@ func NewCreateAlert(n *notifiers.Notification) CreateAlert {
 	if link := n.RunURL(); link != "" {
 		desc.WriteString("\nThe run: " + link)
 	}
+	if link := n.SnoozeURL; link != "" {
+		desc.WriteString("\n" + notifiers.SnoozeLinkText + ": " + link)
+	}
 	details := map[string]string{"event": string(n.Event), "monitor": n.MonitorName()}
 	if n.Incident.Kind != "" {
 		details["incident_kind"] = string(n.Incident.Kind)
@@ -125,6 +128,9 @@ func NewCreateAlert(n *notifiers.Notification) CreateAlert {
 	}
 	if link := n.RunURL(); link != "" {
 		details["run_url"] = link
+	}
+	if link := n.SnoozeURL; link != "" {
+		details["snooze_url"] = link
 	}
 	if out != "" {
 		// Opsgenie bounds the details as a whole: a shorter tail there,

@@ -159,6 +159,9 @@ func (p *Notifier) NewEvent(n *notifiers.Notification) Event {
 	if link := n.RunURL(); link != "" {
 		e.Links = append(e.Links, Link{Href: link, Text: "The run in Vigil"})
 	}
+	if link := n.SnoozeURL; link != "" {
+		e.Links = append(e.Links, Link{Href: link, Text: notifiers.SnoozeLinkText + " in Vigil (no sign-in)"})
+	}
 	return e
 }
 

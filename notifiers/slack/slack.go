@@ -222,6 +222,10 @@ func attachment(n *notifiers.Notification) slackapi.Attachment {
 		buttons = append(buttons, slackapi.NewButtonBlockElement("open_run", n.Monitor.ID,
 			slackapi.NewTextBlockObject(slackapi.PlainTextType, "Open the run", false, false)).WithURL(link))
 	}
+	if link := n.SnoozeURL; link != "" {
+		buttons = append(buttons, slackapi.NewButtonBlockElement("snooze", n.Monitor.ID,
+			slackapi.NewTextBlockObject(slackapi.PlainTextType, notifiers.SnoozeLinkText, false, false)).WithURL(link))
+	}
 	if len(buttons) > 0 {
 		blocks = append(blocks, slackapi.NewActionBlock("vigil_actions", buttons...))
 	}

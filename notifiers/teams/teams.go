@@ -188,6 +188,9 @@ func NewMessage(n *notifiers.Notification) Message {
 	if link := n.RunURL(); link != "" && n.Event != notifiers.EventResolved {
 		card.Actions = append(card.Actions, Action{Type: "Action.OpenUrl", Title: "Open the run", URL: link})
 	}
+	if link := n.SnoozeURL; link != "" {
+		card.Actions = append(card.Actions, Action{Type: "Action.OpenUrl", Title: notifiers.SnoozeLinkText, URL: link})
+	}
 	return Message{
 		Type:        "message",
 		Attachments: []Attachment{{ContentType: ContentTypeAdaptiveCard, Content: card}},

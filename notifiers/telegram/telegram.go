@@ -155,6 +155,9 @@ func Text(n *notifiers.Notification) string {
 		if run := n.RunURL(); run != "" && len(run) < 500 && n.Event != notifiers.EventResolved {
 			b.WriteString(" · <a href=\"" + html.EscapeString(run) + "\">The run</a>")
 		}
+		if snooze := n.SnoozeURL; snooze != "" && len(snooze) < 500 {
+			b.WriteString(" · <a href=\"" + html.EscapeString(snooze) + "\">" + notifiers.SnoozeLinkText + "</a>")
+		}
 	}
 	return strings.TrimRight(b.String(), "\n")
 }

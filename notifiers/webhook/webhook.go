@@ -295,6 +295,9 @@ type PayloadIncident struct {
 	OpenedAt   time.Time  `json:"opened_at"`
 	ResolvedAt *time.Time `json:"resolved_at"`
 	Summary    string     `json:"summary"`
+	// SnoozeURL is a signed link that snoozes the monitor for an hour
+	// without a sign-in; omitted on a recovery.
+	SnoozeURL string `json:"snooze_url,omitempty"`
 }
 
 // PayloadMonitorEvent is the payload's "monitor_event": At is when the
@@ -343,6 +346,7 @@ func NewPayload(n *notifiers.Notification) Payload {
 	}
 	in := payloadIncident(n.Incident)
 	p.Incident = &in
+	p.Incident.SnoozeURL = n.SnoozeURL
 	if r := n.Run; r != nil {
 		p.Run = &PayloadRun{RID: r.RID, StartedAt: utc(r.StartedAt), FinishedAt: utc(r.FinishedAt), Outcome: r.Outcome,
 			DurationMS: r.DurationMS, Attempt: r.Attempt, ExitCode: r.ExitCode, WillRetry: r.WillRetry, Stuck: r.Stuck,

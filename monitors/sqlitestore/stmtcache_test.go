@@ -1,0 +1,56 @@
+package sqlitestore_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/vigilhq/vigil/internal/testdb"
+	"github.com/vigilhq/vigil/monitors/plan"
+	"github.com/vigilhq/vigil/monitors/sqlitestore"
+)
+
+// TestStatementCache: reads are prepared once and kept; a statement too
+// long to be worth keeping runs unprepared; and a transaction, which
+// holds the one writer connection, reads and writes without preparing on
+// the writer pool (that would wait for the transaction itself).
+func TestStatementCache(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s, err := sqlitestore.Open(ctx, testdb.SQLitePath(t), sqlitestore.Options{Logger: testdb.Logger(t), CheckpointInterval: -1})
+	require.NoError(t, err)
+	defer s.Close()
+
+	r0, w0 := sqlitestore.CachedStatements(s)
+	count := func(db plan.DB, q string) int {
+		rows, err := db.Query(ctx, q)
+		require.NoError(t, err)
+		defer rows.Close()
+		n := 0
+		for rows.Next() {
+			n++
+		}
+		require.NoError(t, rows.Err())
+		return n
+	}
+	for range 3 {
+		require.Equal(t, 1, count(s.Reader(), "SELECT 1 AS one"))
+	}
+	r1, _ := sqlitestore.CachedStatements(s)
+	require.Equal(t, r0+1, r1, "one statement, prepared once")
+	long := "SELECT 1 AS one" + strings.Repeat(" ", 5000)
+	require.Equal(t, 1, count(s.Reader(), long))
+	r2, _ := sqlitestore.CachedStatements(s)
+	require.Equal(t, r1, r2, "a long statement is not kept")
+
+	require.NoError(t, s.InTx(ctx, func(tx plan.Tx) error {
+		require.Equal(t, 1, count(tx, "SELECT 2 AS two"))
+		_, err := tx.Exec(ctx, "CREATE TEMP TABLE t (x INTEGER)")
+		return err
+	}), "a transaction does not wait for itself")
+	_, w1 := sqlitestore.CachedStatements(s)
+	require.Equal(t, w0, w1, "nothing prepared for later from inside a transaction")
+}
