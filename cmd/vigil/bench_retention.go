@@ -168,7 +168,9 @@ func (b *retentionBench) run() (*retentionResult, error) {
 	if _, err := admin.Exec(ctx, "DROP SCHEMA IF EXISTS "+ident+" CASCADE; CREATE SCHEMA "+ident); err != nil {
 		return nil, fmt.Errorf("make schema %s: %w", schema, err)
 	}
-	if !b.o.keep {
+	if b.o.keep {
+		fmt.Fprintf(b.log, "scheme %s: schema %s kept\n", b.scheme, schema)
+	} else {
 		defer func() {
 			if _, err := admin.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+ident+" CASCADE"); err != nil {
 				fmt.Fprintf(b.log, "drop schema %s: %v\n", schema, err)
