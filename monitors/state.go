@@ -353,31 +353,15 @@ func newMachine(m *Monitor) (*machine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("monitor %s: %w", m.ID, err)
 	}
-	s := m.State
-	// Copy what is shared so the caller's monitor is untouched on error.
-	s.Runs = append([]OpenRun(nil), s.Runs...)
-	open := make(map[IncidentKind]time.Time, len(s.Open))
-	for k, v := range s.Open {
-		open[k] = v
+	// Copy what is shared so the caller's monitor is untouched on error;
+	// the machine writes to both maps, so neither may be nil.
+	s := m.State.Clone()
+	if s.Open == nil {
+		s.Open = map[IncidentKind]time.Time{}
 	}
-	s.Open = open
-	s.Retries = slices.Clone(s.Retries)
-	s.DeadlineDone = slices.Clone(s.DeadlineDone)
-	s.Resolves = slices.Clone(s.Resolves)
-	s.Ran = slices.Clone(s.Ran)
-	if s.Missed != nil {
-		mo := *s.Missed
-		s.Missed = &mo
+	if s.Held == nil {
+		s.Held = map[IncidentKind]HeldNotice{}
 	}
-	if s.Hold != nil {
-		h := *s.Hold
-		s.Hold = &h
-	}
-	held := make(map[IncidentKind]HeldNotice, len(s.Held))
-	for k, v := range s.Held {
-		held[k] = v
-	}
-	s.Held = held
 	return &machine{m: m, sched: sched, s: &s}, nil
 }
 

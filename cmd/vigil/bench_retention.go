@@ -153,7 +153,8 @@ func mib(n int64) string { return fmt.Sprintf("%.0fMiB", float64(n)/(1<<20)) }
 
 func (b *retentionBench) run() (*retentionResult, error) {
 	ctx := b.ctx
-	schema := "vigil_bench_retention_" + b.scheme
+	// A name of its own lets two runs share one database.
+	schema := fmt.Sprintf("vigil_bench_retention_%s_%08x", b.scheme, rand.Uint32())
 	u, err := url.Parse(b.o.database)
 	if err != nil {
 		return nil, fmt.Errorf("parse --database: %w", err)
@@ -167,7 +168,9 @@ func (b *retentionBench) run() (*retentionResult, error) {
 	if _, err := admin.Exec(ctx, "DROP SCHEMA IF EXISTS "+ident+" CASCADE; CREATE SCHEMA "+ident); err != nil {
 		return nil, fmt.Errorf("make schema %s: %w", schema, err)
 	}
-	if !b.o.keep {
+	if b.o.keep {
+		fmt.Fprintf(b.log, "scheme %s: schema %s kept\n", b.scheme, schema)
+	} else {
 		defer func() {
 			if _, err := admin.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+ident+" CASCADE"); err != nil {
 				fmt.Fprintf(b.log, "drop schema %s: %v\n", schema, err)

@@ -52,9 +52,21 @@ func TestBenchIngestUsage(t *testing.T) {
 // rows and the single table does.
 func TestBenchRetention(t *testing.T) {
 	url := testdb.PostgresURL(t)
-	code, out, errOut := runVigil(t, nil, "bench", "retention", "--database", url, "--pings", "30000", "--monitors", "50",
-		"--months", "3", "--queries", "20")
+	args := []string{"bench", "retention", "--database", url, "--pings", "30000", "--monitors", "50",
+		"--months", "3", "--queries", "20"}
+	// A second run on the same database at the same time, as when two
+	// checkouts test at once, must not touch the first one's schemas.
+	other := make(chan string, 1)
+	go func() {
+		code, _, errOut := runVigil(t, nil, args...)
+		if code != 0 {
+			other <- errOut
+		}
+		close(other)
+	}()
+	code, out, errOut := runVigil(t, nil, args...)
 	require.Equal(t, 0, code, errOut)
+	require.Empty(t, <-other, "the run beside it failed")
 	line := func(scheme string) []string {
 		m := regexp.MustCompile(`(?m)^` + scheme + `\s+\d+MiB\s+\S+\s+(\d+)\s`).FindStringSubmatch(out)
 		require.NotNil(t, m, "a result line for %s in:\n%s", scheme, out)

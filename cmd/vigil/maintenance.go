@@ -64,19 +64,10 @@ func maintenanceCmd(env *cmdEnv, args []string) error {
 		}
 		return usageError{err.Error()}
 	}
-	if *base == "" {
-		*base = env.getenv("VIGIL_URL")
+	c, err := newAPIClient(env, *base, *apiKey, *timeout)
+	if err != nil {
+		return err
 	}
-	if *apiKey == "" {
-		*apiKey = env.getenv("VIGIL_API_KEY")
-	}
-	if *base == "" {
-		return usageError{"no Vigil URL: set --url or VIGIL_URL"}
-	}
-	if *apiKey == "" {
-		return usageError{"no API key: set --api-key or VIGIL_API_KEY"}
-	}
-	c := &apiClient{base: strings.TrimRight(*base, "/"), key: *apiKey, http: &http.Client{Timeout: *timeout}}
 	ctx := env.ctx
 	switch sub {
 	case "start":

@@ -66,23 +66,9 @@ func syncCmd(env *cmdEnv, args []string) error {
 	if fs.NArg() > 0 {
 		return usageError{fmt.Sprintf("unexpected %q", fs.Arg(0))}
 	}
-	// The environment is read after the flags, not as their defaults,
-	// so that -h never prints the key.
-	if *base == "" {
-		*base = env.getenv("VIGIL_URL")
-	}
-	if *apiKey == "" {
-		*apiKey = env.getenv("VIGIL_API_KEY")
-	}
-	var problems []string
-	if *base == "" {
-		problems = append(problems, "no Vigil URL: set --url or VIGIL_URL")
-	}
-	if *apiKey == "" {
-		problems = append(problems, "no API key: set --api-key or VIGIL_API_KEY")
-	}
-	if len(problems) > 0 {
-		return usageError{strings.Join(problems, "; ")}
+	c, err := newAPIClient(env, *base, *apiKey, *timeout)
+	if err != nil {
+		return err
 	}
 	if *vigil == "" {
 		exe, err := os.Executable()
@@ -117,7 +103,6 @@ func syncCmd(env *cmdEnv, args []string) error {
 		old = out
 	}
 
-	c := &apiClient{base: strings.TrimRight(*base, "/"), key: *apiKey, http: &http.Client{Timeout: *timeout}}
 	lines := crontab.Parse(old, crontab.Options{System: *system, TZ: *tz, Vigil: *vigil})
 	res, err := syncCrontab(env.ctx, c, lines)
 	if err != nil {
@@ -357,6 +342,30 @@ func writeFileAtomic(path, text string) error {
 type apiClient struct {
 	base, key string
 	http      *http.Client
+}
+
+// newAPIClient makes the management API's client of the commands that
+// use one, from --url and --api-key or else VIGIL_URL and VIGIL_API_KEY.
+// The environment is read after the flags, not as their defaults, so
+// that -h never prints the key.
+func newAPIClient(env *cmdEnv, base, key string, timeout time.Duration) (*apiClient, error) {
+	if base == "" {
+		base = env.getenv("VIGIL_URL")
+	}
+	if key == "" {
+		key = env.getenv("VIGIL_API_KEY")
+	}
+	var problems []string
+	if base == "" {
+		problems = append(problems, "no Vigil URL: set --url or VIGIL_URL")
+	}
+	if key == "" {
+		problems = append(problems, "no API key: set --api-key or VIGIL_API_KEY")
+	}
+	if len(problems) > 0 {
+		return nil, usageError{strings.Join(problems, "; ")}
+	}
+	return &apiClient{base: strings.TrimRight(base, "/"), key: key, http: &http.Client{Timeout: timeout}}, nil
 }
 
 // apiRefusal is a 400 or 422 of the API: the monitor asked for is not
