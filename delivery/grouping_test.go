@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -252,7 +253,8 @@ func TestLateWarningOnce(t *testing.T) {
 // is notified for its first three incidents; the fourth sends one
 // monitor.flapping instead; then nothing, however often it flaps, not
 // even a reminder, until an hour without an incident opening, when a real
-// evaluator sends one monitor.stable; its next events are notified again.
+// evaluator sends one monitor.stable, and the incident.opened of the one
+// still open (held while it flapped); its next events are notified again.
 func TestFlappingNoticeOnce(t *testing.T) {
 	t.Parallel()
 	for _, dialect := range dialects {
@@ -288,26 +290,34 @@ func TestFlappingNoticeOnce(t *testing.T) {
 			require.NoError(t, err)
 			require.Len(t, ins, monitors.FlapThreshold+4, "every incident is recorded")
 
-			// One more incident while flapping: recorded, not notified, and
-			// neither are its reminders.
+			// One more incident while flapping: recorded, held (not
+			// notified), and so without reminders.
 			h.clock.Set(at)
 			still := h.fail(m)
 			h.clock.Set(at.Add(45 * time.Minute))
 			n, err := h.svc.RemindOnce(context.Background())
 			require.NoError(t, err)
-			require.Equal(t, 1, n, "the reminder is recorded")
+			require.Equal(t, 0, n, "a held incident is not reminded of")
 			require.Never(t, func() bool { return len(recv.Requests()) > len(want) }, 300*time.Millisecond, 10*time.Millisecond)
 			require.Empty(t, h.deliveries(still.ID))
 
 			ev := h.newEvaluator()
 			h.evaluate(ev, at.Add(monitors.FlapWindow-time.Second))
 			h.evaluate(ev, at.Add(monitors.FlapWindow))
-			want = append(want, "monitor.stable")
+			// The incident still open was held while the monitor flapped:
+			// it is notified now, once, beside the notice.
+			want = append(want, "monitor.stable", "incident.opened")
 			require.Eventually(t, func() bool { return len(recv.Requests()) == len(want) }, 20*time.Second, 10*time.Millisecond)
 			require.ElementsMatch(t, want, events(t, recv))
-			stable := string(recv.Requests()[len(want)-1].Body)
+			var stable string
+			for _, r := range recv.Requests()[len(want)-2:] {
+				if strings.Contains(string(r.Body), "monitor.stable") {
+					stable = string(r.Body)
+				}
+			}
 			require.Contains(t, stable, "stable again")
 			require.Contains(t, stable, "open: failed since", "it says what is still open")
+			require.Len(t, h.deliveries(still.ID), 1, "the held incident's opened event")
 
 			// Stable, its incidents are notified again.
 			h.clock.Set(at.Add(monitors.FlapWindow + time.Minute))

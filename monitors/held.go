@@ -14,7 +14,9 @@ import (
 //     ends by itself at that time, or when a person ends it;
 //   - a monitor it depends on (DependsOn) has an open incident (Parents,
 //     set by the planning layer): the new incident is suppressed under it,
-//     until no monitor it depends on has one.
+//     until no monitor it depends on has one;
+//   - the monitor is flapping (State.Flapping): the incident waits until
+//     the monitor is stable again, and is notified then if still open.
 //
 // While an incident is held, its opened event is recorded but delivered to
 // no channel, nor its updates, nor reminders; if it resolves while held,
@@ -50,6 +52,9 @@ type HeldNotice struct {
 	Parent string `json:"parent,omitempty"`
 	// CheckAt is when a suppressed incident's parents are looked at again.
 	CheckAt time.Time `json:"check_at,omitzero"`
+	// Flapping: it opened, or its hold was to end, while the monitor was
+	// flapping; it waits for the monitor to be stable (ruleStable).
+	Flapping bool `json:"flapping,omitempty"`
 }
 
 // ParentIncident is an open incident of a monitor another depends on.
@@ -72,7 +77,8 @@ func (x *machine) holdAt(t time.Time) (HeldNotice, bool) {
 		h.Parent = x.m.Parents[0].IncidentID
 		h.CheckAt = t.Add(SuppressRecheck)
 	}
-	return h, h.Snooze || h.Parent != ""
+	h.Flapping = x.s.IsFlapping()
+	return h, h.Snooze || h.Parent != "" || h.Flapping
 }
 
 // isHeld reports whether the open incident of kind is held.
@@ -101,7 +107,9 @@ func (x *machine) release(now time.Time) {
 				h.CheckAt = now.Add(SuppressRecheck)
 			}
 		}
-		if h.Snooze || h.Parent != "" {
+		// A flapping monitor's incidents wait for it to be stable.
+		h.Flapping = x.s.IsFlapping()
+		if h.Snooze || h.Parent != "" || h.Flapping {
 			x.s.Held[k] = h
 			continue
 		}
@@ -129,8 +137,9 @@ func (m *Monitor) releaseAt() time.Time {
 		if h.Parent != "" {
 			earliest(h.CheckAt)
 		}
-		if !h.Snooze && h.Parent == "" {
-			// A hold whose condition ended is released at once.
+		if !h.Snooze && h.Parent == "" && !m.State.IsFlapping() {
+			// A hold whose condition ended is released at once (a
+			// flapping monitor's, when it is stable: ruleStable).
 			earliest(time.Unix(0, 0).UTC())
 		}
 	}

@@ -187,3 +187,88 @@ func TestFlapping(t *testing.T) {
 	}
 	require.False(t, m.State.IsFlapping())
 }
+
+// TestFlappingHoldsAndReleases: an incident that opens while its monitor
+// is flapping is held, not dropped; one still open when the monitor is
+// stable again is notified then (a release), once, so an outage that
+// began while flapping is not kept from a channel that takes no monitor
+// notices (PagerDuty, Opsgenie). A snooze that ends while flapping
+// releases nothing until the monitor is stable; one that resolves while
+// held closes without a word.
+func TestFlappingHoldsAndReleases(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+	newFlapping := func(t *testing.T) (*Monitor, time.Time) {
+		m := &Monitor{ID: "m", Name: "sync", Schedule: ScheduleSpec{Kind: ScheduleInterval, EverySeconds: 86400}, GraceSeconds: 60}
+		m.ApplyDefaults()
+		at := t0
+		for range FlapThreshold + 1 {
+			_, err := ApplyPing(m, &Ping{Kind: PingFail, At: at})
+			require.NoError(t, err)
+			if m.State.IsFlapping() {
+				break
+			}
+			_, err = ApplyPing(m, &Ping{Kind: PingSuccess, At: at.Add(time.Minute)})
+			require.NoError(t, err)
+			at = at.Add(10 * time.Minute)
+		}
+		require.True(t, m.State.IsFlapping())
+		return m, at
+	}
+	changes := func(tr *Transition) []string {
+		var out []string
+		for _, c := range tr.Incidents {
+			s := string(c.Op) + " " + string(c.Kind)
+			if c.Op == MonitorNotice {
+				s = string(c.Event)
+			}
+			if c.Held {
+				s += " held"
+			}
+			out = append(out, s)
+		}
+		return out
+	}
+
+	t.Run("the opening that starts flapping is held, and released when stable", func(t *testing.T) {
+		m, at := newFlapping(t)
+		require.Contains(t, m.State.Held, IncidentFailed, "held, not dropped")
+		stable := at.Add(FlapWindow)
+		require.Equal(t, stable, *m.NextDeadline())
+		tr, err := ApplyTime(m, stable, TimeOptions{})
+		require.NoError(t, err)
+		require.Equal(t, []string{"monitor.stable", "release failed"}, changes(tr))
+		require.Empty(t, m.State.Held)
+		tr, err = ApplyTime(m, stable.Add(time.Hour), TimeOptions{})
+		require.NoError(t, err)
+		require.Empty(t, changes(tr), "once")
+	})
+	t.Run("held while flapping, resolved while flapping: closed without a word", func(t *testing.T) {
+		m, at := newFlapping(t)
+		tr, err := ApplyPing(m, &Ping{Kind: PingSuccess, At: at.Add(time.Minute)})
+		require.NoError(t, err)
+		require.Equal(t, []string{"close failed"}, changes(tr))
+		tr, err = ApplyPing(m, &Ping{Kind: PingFail, At: at.Add(10 * time.Minute)})
+		require.NoError(t, err)
+		require.Equal(t, []string{"open failed held"}, changes(tr))
+	})
+	t.Run("a snooze that ends while flapping waits for stable", func(t *testing.T) {
+		m, at := newFlapping(t)
+		_, err := ApplyPing(m, &Ping{Kind: PingSuccess, At: at.Add(time.Minute)})
+		require.NoError(t, err)
+		_, err = Snooze(m, at.Add(20*time.Minute), at.Add(2*time.Minute))
+		require.NoError(t, err)
+		tr, err := ApplyPing(m, &Ping{Kind: PingFail, At: at.Add(5 * time.Minute)})
+		require.NoError(t, err)
+		require.Equal(t, []string{"open failed held"}, changes(tr))
+		tr, err = ApplyTime(m, at.Add(20*time.Minute), TimeOptions{})
+		require.NoError(t, err)
+		require.Empty(t, changes(tr), "still flapping: still held")
+		require.Contains(t, m.State.Held, IncidentFailed)
+		stable := at.Add(5 * time.Minute).Add(FlapWindow)
+		require.Equal(t, stable, *m.NextDeadline())
+		tr, err = ApplyTime(m, stable, TimeOptions{})
+		require.NoError(t, err)
+		require.Equal(t, []string{"monitor.stable", "release failed"}, changes(tr))
+	})
+}

@@ -431,13 +431,15 @@ func (x *machine) open(kind IncidentKind, at time.Time, runSeq int64, summary st
 		return
 	}
 	x.s.Open[kind] = at
-	ic := IncidentChange{Op: IncidentOpen, Kind: kind, At: at, Summary: summary, RunSeq: runSeq}
+	i := len(x.tr.Incidents)
+	x.tr.Incidents = append(x.tr.Incidents, IncidentChange{Op: IncidentOpen, Kind: kind, At: at, Summary: summary, RunSeq: runSeq})
+	// After the flapping rule: the opening that starts flapping is held
+	// too, and notified when the monitor is stable if still open.
+	x.flap(at)
 	if h, ok := x.holdAt(at); ok {
 		x.s.Held[kind] = h
-		ic.Held, ic.SuppressedBy = true, h.Parent
+		x.tr.Incidents[i].Held, x.tr.Incidents[i].SuppressedBy = true, h.Parent
 	}
-	x.tr.Incidents = append(x.tr.Incidents, ic)
-	x.flap(at)
 }
 
 // flap applies the flapping rule to an incident opening at at: the
@@ -1342,6 +1344,9 @@ func (x *machine) time(now time.Time, opts TimeOptions) {
 			x.tr.Incidents = append(x.tr.Incidents, IncidentChange{Op: MonitorNotice, Event: EventMonitorStable, At: now,
 				Summary: fmt.Sprintf("%s is stable again: no incident opened for %s (flapping since %s); its incidents are notified again (now: %s)",
 					x.m.Name, FormatDuration(FlapWindow), x.fmtTime(since), x.openWords())})
+			// The incidents held while it flapped and still open are
+			// notified now.
+			x.release(now)
 		case ruleExpected:
 			if x.isOpen(IncidentMissed) {
 				continue

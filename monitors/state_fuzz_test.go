@@ -136,6 +136,7 @@ func TestStateMachineInvariants(t *testing.T) {
 			default:
 				var tr *monitors.Transition
 				var err error
+				held := m.State.Held
 				switch {
 				case m.Undeclared():
 					tr, err = monitors.Redeclare(m, now)
@@ -148,7 +149,9 @@ func TestStateMachineInvariants(t *testing.T) {
 					tr, err = monitors.Pause(m, now)
 				}
 				for _, c := range tr.Incidents {
-					if c.Op == monitors.IncidentClose {
+					if _, wasHeld := held[c.Kind]; c.Op == monitors.IncidentClose && !wasHeld {
+						// A held incident (a flapping monitor's) was never
+						// notified: pausing closes it without a word.
 						require.True(t, m.Undeclared(), "seed %d: only undeclaring closes incidents", seed)
 					}
 				}
