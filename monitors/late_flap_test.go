@@ -63,6 +63,8 @@ func TestLateWarning(t *testing.T) {
 		maint  []Period
 		ping   time.Duration // a success this long after t0, when set
 		snooze bool          // snoozed for the night
+		parent bool          // a monitor it depends on has an open incident
+		flap   bool          // flapping
 		steps  []step
 	}{
 		{name: "once, halfway, before the missed incident", late: true, steps: []step{
@@ -87,6 +89,14 @@ func TestLateWarning(t *testing.T) {
 			{at: 5 * time.Minute},
 			{at: 10 * time.Minute, opens: []IncidentKind{IncidentMissed}},
 		}},
+		{name: "suppressed under a parent: nothing, as for its incident", late: true, parent: true, steps: []step{
+			{at: 5 * time.Minute},
+			{at: 10 * time.Minute, opens: []IncidentKind{IncidentMissed}},
+		}},
+		{name: "flapping: nothing, as for its incident", late: true, flap: true, steps: []step{
+			{at: 5 * time.Minute},
+			{at: 10 * time.Minute, opens: []IncidentKind{IncidentMissed}},
+		}},
 		{name: "in maintenance: nothing, and a fresh grace after", late: true,
 			maint: []Period{{Start: t0.Add(-time.Hour), End: t0.Add(time.Hour)}}, steps: []step{
 				{at: 5 * time.Minute},
@@ -101,6 +111,12 @@ func TestLateWarning(t *testing.T) {
 			if c.snooze {
 				until := t0.Add(12 * time.Hour)
 				m.SnoozedUntil = &until
+			}
+			if c.parent {
+				m.Parents = []ParentIncident{{MonitorID: "db", IncidentID: "inc-db", Kind: IncidentMissed}}
+			}
+			if c.flap {
+				m.State.Flapping, m.State.FlapLast = t0.Add(-time.Minute), t0.Add(-time.Minute)
 			}
 			if c.ping > 0 {
 				_, err := ApplyPing(m, &Ping{Kind: PingSuccess, At: t0.Add(c.ping)})

@@ -1325,11 +1325,13 @@ func (x *machine) time(now time.Time, opts TimeOptions) {
 			}
 			if fire, hold = due(rule.at, now, grace, opts, x.m.Maintenance, hold); fire {
 				s.LateOcc = s.Expected
-				// Not in maintenance, nor while snoozed (nothing is sent
-				// then), and not when the missed incident is due as well
-				// (the evaluator came late): then the warning would come
-				// with the page, or instead of nothing.
-				if !x.inMaintenance(now) && !x.m.Snoozed(now) && now.Before(s.Expected.Add(grace)) {
+				// Not in maintenance, nor when the missed incident it
+				// warns of would be held (snoozed, suppressed under a
+				// parent, flapping: its page would not be sent), and not
+				// when that incident is due as well (the evaluator came
+				// late): then the warning would come with the page, or
+				// instead of nothing.
+				if _, held := x.holdAt(now); !held && !x.inMaintenance(now) && now.Before(s.Expected.Add(grace)) {
 					x.tr.Incidents = append(x.tr.Incidents, IncidentChange{Op: MonitorNotice, Event: EventMonitorLate, At: now,
 						Summary: fmt.Sprintf("%s is late: it did not %s; it is missed at %s (grace %s) unless a ping comes first; last ping: %s",
 							x.m.Name, x.expectedPhrase(), x.fmtTime(s.Expected.Add(grace)), FormatDuration(grace), x.lastSeen(now))})
