@@ -40,7 +40,7 @@ func (s *Store) MonitorList(ctx context.Context, p *monitors.MonitorListParams) 
 // ExplainEvaluateDue returns the plans of the two queries an evaluator pass
 // runs on the monitors table, the claim of MonitorEvaluateDue at now and the
 // look-up of MonitorNextDeadline, as EXPLAIN (ANALYZE, BUFFERS) reports
-// them, with the planner settings the claim uses. They run in a
+// them, each with the planner settings it runs with. They run in a
 // transaction that is rolled back: no row stays locked.
 // Operators and benchmarks use it to check that both read monitor_deadlines_due_idx,
 // so that their cost follows the due monitors, not all of them.
@@ -66,6 +66,9 @@ func (s *Store) ExplainEvaluateDue(ctx context.Context, now time.Time, limit int
 	}
 	if claim, err = explain(qMonitorClaimDue, now.UTC(), limit); err != nil {
 		return "", "", err
+	}
+	if _, err := tx.Exec(ctx, qClaimPlanEnd); err != nil {
+		return "", "", fmt.Errorf("explain: %w", err)
 	}
 	if next, err = explain(qMonitorNextDeadline); err != nil {
 		return "", "", err

@@ -310,9 +310,15 @@ const (
 		SELECT id, monitor_id, project_id, 'incident.opened', opened_at, summary FROM ins
 		ON CONFLICT DO NOTHING`
 	// qClaimPlan leaves the claim of due monitors one plan, the ordered
-	// walk of monitor_deadlines_due_idx, for the rest of its transaction; see
-	// claimDue.
-	qClaimPlan  = `SELECT set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true)`
+	// walk of monitor_deadlines_due_idx joined to each monitor by its
+	// primary key, and no JIT compilation; qClaimPlanEnd puts the settings
+	// back for the rest of the transaction. See MonitorClaimDue.
+	qClaimPlan = `SELECT set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true),
+		set_config('enable_seqscan', 'off', true), set_config('enable_hashjoin', 'off', true),
+		set_config('enable_mergejoin', 'off', true), set_config('enable_material', 'off', true),
+		set_config('enable_memoize', 'off', true), set_config('jit', 'off', true)`
+	qClaimPlanEnd = `SELECT set_config(name, reset_val, true) FROM pg_settings WHERE name IN ('enable_bitmapscan',
+		'enable_sort', 'enable_seqscan', 'enable_hashjoin', 'enable_mergejoin', 'enable_material', 'enable_memoize', 'jit')`
 	qOutageList = `SELECT ` + outageCols + ` FROM outages WHERE ($1::bigint = 0 OR id < $1::bigint)
 		ORDER BY id DESC LIMIT $2`
 

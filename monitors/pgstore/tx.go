@@ -120,9 +120,16 @@ func (t txn) MonitorCreate(ctx context.Context, m *monitors.Monitor) (*monitors.
 // limit rows, so that it costs the same whether ten or ten thousand
 // monitors are due. From statistics gathered while few monitors were due,
 // the planner may instead read every due row with a bitmap scan and sort
-// them, which makes each claim of a burst cost the whole burst. The claim's
-// transaction turns bitmap scans and sorts off (set_config with is_local),
-// in the same round trip, which leaves the ordered index scan.
+// them, which makes each claim of a burst cost the whole burst. And as the
+// statistics of monitors (gathered while few were due) put the monitors due
+// at a handful, it may join them by reading all of monitors (measured at
+// 1,000,000 monitors: 1 s per claim of a burst, and 0.26 s, most of it JIT
+// compilation, for each pass with nothing due). The claim turns bitmap
+// scans, sorts, sequential scans, hash and merge joins, materialization,
+// memoization and JIT off (set_config with is_local), which leaves the ordered index
+// scan and one primary-key look-up per claimed monitor, and puts them back
+// after it, in the same round trip: the rest of the transaction plans as
+// usual.
 func (t txn) MonitorClaimDue(ctx context.Context, now time.Time, limit int) ([]*monitors.Monitor, error) {
 	b := &pgx.Batch{}
 	b.Queue(qClaimPlan)
@@ -131,6 +138,7 @@ func (t txn) MonitorClaimDue(ctx context.Context, now time.Time, limit int) ([]*
 		ms, err = monitorRows(rows)
 		return err
 	})
+	b.Queue(qClaimPlanEnd)
 	if err := t.tx.SendBatch(ctx, b).Close(); err != nil {
 		return nil, err
 	}
