@@ -400,8 +400,8 @@ type incidentView struct {
 	// snoozed or flapping); Suppressed that it opened under Parent's
 	// incident; Flapping that it waits for the monitor to be stable.
 	Held, Suppressed, Flapping bool
-	Parent           *monitorLink
-	Events           []eventView
+	Parent                     *monitorLink
+	Events                     []eventView
 	// Deliveries are the attempts to notify, by channel; nil when the
 	// server lists none.
 	Deliveries []deliveryGroup
