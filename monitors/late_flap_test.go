@@ -288,3 +288,46 @@ func TestFlappingHoldsAndReleases(t *testing.T) {
 		require.Equal(t, []string{"monitor.stable", "release failed"}, changes(tr))
 	})
 }
+
+// TestFlappingCountsNotifiedIncidents: incidents that closed while held
+// (snoozed, or suppressed under a parent) sent nothing, so they do not
+// count toward flapping: the first failure after a snooze in which the
+// job failed and recovered again and again is notified, not held as
+// flapping.
+func TestFlappingCountsNotifiedIncidents(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+	for _, held := range []string{"snoozed", "suppressed"} {
+		t.Run(held, func(t *testing.T) {
+			m := &Monitor{ID: "m", Name: "sync", Schedule: ScheduleSpec{Kind: ScheduleInterval, EverySeconds: 86400}, GraceSeconds: 60}
+			m.ApplyDefaults()
+			end := t0.Add(40 * time.Minute)
+			if held == "snoozed" {
+				_, err := Snooze(m, end, t0)
+				require.NoError(t, err)
+			}
+			at := t0
+			for range FlapThreshold + 1 {
+				if held == "suppressed" {
+					m.Parents = []ParentIncident{{MonitorID: "db", IncidentID: "inc-db", Kind: IncidentMissed}}
+				}
+				tr, err := ApplyPing(m, &Ping{Kind: PingFail, At: at})
+				require.NoError(t, err)
+				require.Equal(t, []IncidentKind{IncidentFailed}, opens(tr))
+				require.True(t, tr.Incidents[0].Held)
+				_, err = ApplyPing(m, &Ping{Kind: PingSuccess, At: at.Add(time.Minute)})
+				require.NoError(t, err)
+				at = at.Add(5 * time.Minute)
+			}
+			m.Parents = nil
+			_, err := ApplyTime(m, end, TimeOptions{})
+			require.NoError(t, err)
+			tr, err := ApplyPing(m, &Ping{Kind: PingFail, At: end.Add(time.Minute)})
+			require.NoError(t, err)
+			require.Empty(t, notices(tr), "no flapping notice")
+			require.Len(t, tr.Incidents, 1)
+			require.False(t, tr.Incidents[0].Held, "notified")
+			require.False(t, m.State.IsFlapping())
+		})
+	}
+}

@@ -77,7 +77,8 @@ type State struct {
 func (s *State) IsFlapping() bool { return !s.Flapping.IsZero() }
 
 // Flapping: a monitor whose incidents open and resolve more than
-// FlapThreshold times within FlapWindow is flapping. The opening that
+// FlapThreshold times within FlapWindow is flapping (those resolved, that
+// is notified: one closed while held counts for nothing). The opening that
 // follows FlapThreshold resolves within FlapWindow sends one
 // monitor.flapping notice; its incidents are then recorded, not
 // notified, until none has opened for a whole FlapWindow, when one
@@ -498,7 +499,9 @@ func (x *machine) resolve(kind IncidentKind, at time.Time, summary string) {
 		op = IncidentClose
 	}
 	x.tr.Incidents = append(x.tr.Incidents, IncidentChange{Op: op, Kind: kind, At: at, Summary: summary})
-	if !x.s.IsFlapping() {
+	// Flapping is about noise: an incident that closed held sent nothing
+	// and does not count.
+	if op == IncidentResolve && !x.s.IsFlapping() {
 		x.trimResolves(at)
 		x.s.Resolves = append(x.s.Resolves, at)
 		if len(x.s.Resolves) > FlapThreshold {
