@@ -63,6 +63,8 @@ func TestLateWarning(t *testing.T) {
 		maint  []Period
 		ping   time.Duration // a success this long after t0, when set
 		snooze bool          // snoozed for the night
+		parent bool          // a monitor it depends on has an open incident
+		flap   bool          // flapping
 		steps  []step
 	}{
 		{name: "once, halfway, before the missed incident", late: true, steps: []step{
@@ -87,6 +89,14 @@ func TestLateWarning(t *testing.T) {
 			{at: 5 * time.Minute},
 			{at: 10 * time.Minute, opens: []IncidentKind{IncidentMissed}},
 		}},
+		{name: "suppressed under a parent: nothing, as for its incident", late: true, parent: true, steps: []step{
+			{at: 5 * time.Minute},
+			{at: 10 * time.Minute, opens: []IncidentKind{IncidentMissed}},
+		}},
+		{name: "flapping: nothing, as for its incident", late: true, flap: true, steps: []step{
+			{at: 5 * time.Minute},
+			{at: 10 * time.Minute, opens: []IncidentKind{IncidentMissed}},
+		}},
 		{name: "in maintenance: nothing, and a fresh grace after", late: true,
 			maint: []Period{{Start: t0.Add(-time.Hour), End: t0.Add(time.Hour)}}, steps: []step{
 				{at: 5 * time.Minute},
@@ -101,6 +111,12 @@ func TestLateWarning(t *testing.T) {
 			if c.snooze {
 				until := t0.Add(12 * time.Hour)
 				m.SnoozedUntil = &until
+			}
+			if c.parent {
+				m.Parents = []ParentIncident{{MonitorID: "db", IncidentID: "inc-db", Kind: IncidentMissed}}
+			}
+			if c.flap {
+				m.State.Flapping, m.State.FlapLast = t0.Add(-time.Minute), t0.Add(-time.Minute)
 			}
 			if c.ping > 0 {
 				_, err := ApplyPing(m, &Ping{Kind: PingSuccess, At: t0.Add(c.ping)})
@@ -271,4 +287,47 @@ func TestFlappingHoldsAndReleases(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, []string{"monitor.stable", "release failed"}, changes(tr))
 	})
+}
+
+// TestFlappingCountsNotifiedIncidents: incidents that closed while held
+// (snoozed, or suppressed under a parent) sent nothing, so they do not
+// count toward flapping: the first failure after a snooze in which the
+// job failed and recovered again and again is notified, not held as
+// flapping.
+func TestFlappingCountsNotifiedIncidents(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+	for _, held := range []string{"snoozed", "suppressed"} {
+		t.Run(held, func(t *testing.T) {
+			m := &Monitor{ID: "m", Name: "sync", Schedule: ScheduleSpec{Kind: ScheduleInterval, EverySeconds: 86400}, GraceSeconds: 60}
+			m.ApplyDefaults()
+			end := t0.Add(40 * time.Minute)
+			if held == "snoozed" {
+				_, err := Snooze(m, end, t0)
+				require.NoError(t, err)
+			}
+			at := t0
+			for range FlapThreshold + 1 {
+				if held == "suppressed" {
+					m.Parents = []ParentIncident{{MonitorID: "db", IncidentID: "inc-db", Kind: IncidentMissed}}
+				}
+				tr, err := ApplyPing(m, &Ping{Kind: PingFail, At: at})
+				require.NoError(t, err)
+				require.Equal(t, []IncidentKind{IncidentFailed}, opens(tr))
+				require.True(t, tr.Incidents[0].Held)
+				_, err = ApplyPing(m, &Ping{Kind: PingSuccess, At: at.Add(time.Minute)})
+				require.NoError(t, err)
+				at = at.Add(5 * time.Minute)
+			}
+			m.Parents = nil
+			_, err := ApplyTime(m, end, TimeOptions{})
+			require.NoError(t, err)
+			tr, err := ApplyPing(m, &Ping{Kind: PingFail, At: end.Add(time.Minute)})
+			require.NoError(t, err)
+			require.Empty(t, notices(tr), "no flapping notice")
+			require.Len(t, tr.Incidents, 1)
+			require.False(t, tr.Incidents[0].Held, "notified")
+			require.False(t, m.State.IsFlapping())
+		})
+	}
 }

@@ -77,7 +77,8 @@ type State struct {
 func (s *State) IsFlapping() bool { return !s.Flapping.IsZero() }
 
 // Flapping: a monitor whose incidents open and resolve more than
-// FlapThreshold times within FlapWindow is flapping. The opening that
+// FlapThreshold times within FlapWindow is flapping (those resolved, that
+// is notified: one closed while held counts for nothing). The opening that
 // follows FlapThreshold resolves within FlapWindow sends one
 // monitor.flapping notice; its incidents are then recorded, not
 // notified, until none has opened for a whole FlapWindow, when one
@@ -498,7 +499,9 @@ func (x *machine) resolve(kind IncidentKind, at time.Time, summary string) {
 		op = IncidentClose
 	}
 	x.tr.Incidents = append(x.tr.Incidents, IncidentChange{Op: op, Kind: kind, At: at, Summary: summary})
-	if !x.s.IsFlapping() {
+	// Flapping is about noise: an incident that closed held sent nothing
+	// and does not count.
+	if op == IncidentResolve && !x.s.IsFlapping() {
 		x.trimResolves(at)
 		x.s.Resolves = append(x.s.Resolves, at)
 		if len(x.s.Resolves) > FlapThreshold {
@@ -1325,11 +1328,13 @@ func (x *machine) time(now time.Time, opts TimeOptions) {
 			}
 			if fire, hold = due(rule.at, now, grace, opts, x.m.Maintenance, hold); fire {
 				s.LateOcc = s.Expected
-				// Not in maintenance, nor while snoozed (nothing is sent
-				// then), and not when the missed incident is due as well
-				// (the evaluator came late): then the warning would come
-				// with the page, or instead of nothing.
-				if !x.inMaintenance(now) && !x.m.Snoozed(now) && now.Before(s.Expected.Add(grace)) {
+				// Not in maintenance, nor when the missed incident it
+				// warns of would be held (snoozed, suppressed under a
+				// parent, flapping: its page would not be sent), and not
+				// when that incident is due as well (the evaluator came
+				// late): then the warning would come with the page, or
+				// instead of nothing.
+				if _, held := x.holdAt(now); !held && !x.inMaintenance(now) && now.Before(s.Expected.Add(grace)) {
 					x.tr.Incidents = append(x.tr.Incidents, IncidentChange{Op: MonitorNotice, Event: EventMonitorLate, At: now,
 						Summary: fmt.Sprintf("%s is late: it did not %s; it is missed at %s (grace %s) unless a ping comes first; last ping: %s",
 							x.m.Name, x.expectedPhrase(), x.fmtTime(s.Expected.Add(grace)), FormatDuration(grace), x.lastSeen(now))})

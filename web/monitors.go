@@ -397,10 +397,11 @@ type incidentView struct {
 	Summary        string
 	ResolveSummary string
 	// Held says its notification is held (suppressed, or opened while
-	// snoozed); Suppressed that it opened under Parent's incident.
-	Held, Suppressed bool
-	Parent           *monitorLink
-	Events           []eventView
+	// snoozed or flapping); Suppressed that it opened under Parent's
+	// incident; Flapping that it waits for the monitor to be stable.
+	Held, Suppressed, Flapping bool
+	Parent                     *monitorLink
+	Events                     []eventView
 	// Deliveries are the attempts to notify, by channel; nil when the
 	// server lists none.
 	Deliveries []deliveryGroup
@@ -515,6 +516,9 @@ func (h *Handler) monitorPageData(ctx context.Context, v *viewer, m *monitors.Mo
 			return nil, err
 		}
 		iv.Deliveries = deliveries[inc.ID]
+		if hn, ok := m.State.Held[inc.Kind]; ok && iv.Held && hn.Flapping {
+			iv.Flapping = true
+		}
 		for _, n := range notes[inc.ID] {
 			iv.Notes = append(iv.Notes, noteView{ID: n.ID, Body: n.Body, At: v.when(n.CreatedAt)})
 		}

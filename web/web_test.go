@@ -1170,5 +1170,10 @@ func TestMonitorPageSaysFlapping(t *testing.T) {
 		body := c.get("/monitors/" + m.ID).body
 		require.Contains(t, body, "Flapping since")
 		require.Contains(t, body, "not notified until none opens for an hour")
+		// An incident open while it flaps says what it waits for.
+		storetest.MustRecord(t, b.store, storetest.Ping(m, monitors.PingFail, at.Add(time.Duration(2*monitors.FlapThreshold+2)*time.Minute)))
+		body = c.get("/monitors/" + m.ID).body
+		require.Contains(t, body, "Opened while the monitor flaps: notified when it is stable again, if still open.")
+		require.NotContains(t, body, "Opened while snoozed")
 	})
 }
