@@ -104,15 +104,24 @@ func BenchmarkIncidentWrite(b *testing.B) {
 
 // BenchmarkDeliver measures how fast queued notifications reach a local
 // receiver through River and the worker (the default poll interval), with
-// 10 workers (the default), 25 and 50, per notification; with -benchtime
+// the default workers and fetch cooldown (20, 10ms), the earlier defaults
+// (10, 20ms, the baseline) and other pairs, per notification; with -benchtime
 // 10000x it is the time for a burst of 10,000 incidents queued at once to
 // reach the receiver (s-burst). The baseline is sending the same
 // notifications with the same notifier directly from 10 goroutines,
 // without queue or log.
 func BenchmarkDeliver(b *testing.B) {
 	for _, dialect := range dialects {
-		for _, workers := range []int{10, 25, 50} {
-			b.Run(fmt.Sprintf("%s/river-%d-workers", dialect, workers), func(b *testing.B) {
+		for _, v := range []struct {
+			workers  int
+			cooldown time.Duration
+		}{{0, 0}, {10, 20 * time.Millisecond}, {10, 10 * time.Millisecond}, {25, 0}, {50, 0}, {20, 5 * time.Millisecond}} {
+			workers := v.workers
+			name := fmt.Sprintf("%s/river-%d-workers-cooldown-%s", dialect, workers, v.cooldown)
+			if workers == 0 && v.cooldown == 0 {
+				name = dialect + "/river-default"
+			}
+			b.Run(name, func(b *testing.B) {
 				recv := notifiertest.NewReceiver(b, nil)
 				s, prj, _ := benchStore(b, dialect, true, recv.URL)
 				ctx := context.Background()
@@ -122,6 +131,7 @@ func BenchmarkDeliver(b *testing.B) {
 				}
 				cfg := delivery.Config{Store: s, BaseURL: baseURL, AllowPrivate: true, Workers: workers,
 					NowFunc: func() time.Time { return T0 }}
+				delivery.SetFetchCooldown(&cfg, v.cooldown)
 				var svc *delivery.Service
 				var err error
 				switch st := s.(type) {

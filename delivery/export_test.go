@@ -13,6 +13,9 @@ func SetRescueEvery(c *Config, d time.Duration) { c.rescueEvery = d }
 // group's time, so that tests that move the clock need not wait a minute.
 func SetGroupPoll(c *Config, d time.Duration) { c.groupPoll = d }
 
+// SetFetchCooldown sets the least time between two fetches of jobs.
+func SetFetchCooldown(c *Config, d time.Duration) { c.fetchCooldown = d }
+
 // RescueOnce runs one look for jobs left running, as the service's loop
 // does.
 func (s *Service) RescueOnce(ctx context.Context) (int, error) { return s.rescueOnce(ctx) }

@@ -306,8 +306,8 @@ func TestPoolSize(t *testing.T) {
 		return srv.Store().(*pgstore.Store).Pool().Config().MaxConns
 	}
 	cfg := testConfig(dbURL)
-	require.Equal(t, 20, cfg.PoolSize(), "2 ingest writers, 2 evaluator claims, 10 delivery workers, 2 River, 4 requests")
-	require.EqualValues(t, 20, maxConns(cfg))
+	require.Equal(t, 30, cfg.PoolSize(), "2 ingest writers, 2 evaluator claims, 20 delivery workers, 2 River, 4 requests")
+	require.EqualValues(t, 30, maxConns(cfg))
 	cfg.Delivery.Workers = 4
 	require.EqualValues(t, 14, maxConns(cfg))
 	cfg.Database.MaxConns = 7

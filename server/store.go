@@ -100,7 +100,7 @@ const (
 // the ingest writers (each writes one batch at a time), the evaluator's
 // claims, the delivery workers (each records its attempt), River's own, and
 // those of requests and pruning. With the defaults on PostgreSQL this is
-// 2 + 2 + 10 + 2 + 4 = 20.
+// 2 + 2 + 20 + 2 + 4 = 30.
 func (c *Config) PoolSize() int {
 	return c.ingestWriters() + c.evaluatorWorkers() + cmp.Or(c.Delivery.Workers, delivery.WorkersDefault) + poolRiver + poolRequests
 }

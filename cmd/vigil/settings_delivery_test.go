@@ -30,7 +30,7 @@ func TestDeliverySettings(t *testing.T) {
 	require.Equal(t, 24*time.Hour, d.RetryWindow)
 	require.Equal(t, 30*time.Second, d.Timeout)
 	require.Zero(t, d.ReminderInterval)
-	require.Equal(t, 10, d.Workers)
+	require.Equal(t, 20, d.Workers)
 
 	pwFile := filepath.Join(t.TempDir(), "smtp-password")
 	require.NoError(t, os.WriteFile(pwFile, []byte("s3cret-from-file\n"), 0o600))
