@@ -88,3 +88,56 @@ func TestSuppressedUnderDeletedParent(t *testing.T) {
 		})
 	}
 }
+
+// TestFlappingKeepsRecovery: an incident notified before its monitor began
+// to flap still has its recovery sent while it flaps (so a pager closes
+// what it opened), as during a snooze; the flapping incidents themselves
+// send nothing.
+func TestFlappingKeepsRecovery(t *testing.T) {
+	t.Parallel()
+	for _, dialect := range dialects {
+		t.Run(dialect, func(t *testing.T) {
+			t.Parallel()
+			recv := notifiertest.NewReceiver(t, nil)
+			h := newHarness(t, dialect, nil)
+			h.channel("webhook", "hook", map[string]any{"url": recv.URL}, true)
+			m := storetest.MustMonitor(t, h.store, h.prj.ID, "backup", func(m *monitors.Monitor) {
+				m.Schedule = monitors.ScheduleSpec{Kind: monitors.ScheduleInterval, EverySeconds: 3600}
+				m.MinRuntimeSeconds = 60
+			})
+			success := func(at time.Time, took time.Duration) {
+				p := storetest.Ping(m, monitors.PingSuccess, at)
+				ms := took.Milliseconds()
+				p.Ping.DurationMS = &ms
+				storetest.MustRecord(t, h.store, p)
+			}
+			h.clock.Set(T0)
+			success(T0, 2*time.Second)
+			fast := h.incidentsOf(m)
+			require.Len(t, fast, 1)
+			require.Equal(t, monitors.IncidentTooFast, fast[0].Kind)
+			at := T0.Add(time.Minute)
+			for range monitors.FlapThreshold + 1 {
+				h.clock.Set(at)
+				storetest.MustRecord(t, h.store, storetest.Ping(m, monitors.PingFail, at))
+				h.clock.Set(at.Add(time.Minute))
+				h.succeed(m) // no duration: too_fast is not judged
+				at = at.Add(5 * time.Minute)
+			}
+			got, err := h.store.MonitorGet(context.Background(), h.prj.ID, m.ID)
+			require.NoError(t, err)
+			require.True(t, got.State.IsFlapping())
+			// too_fast opened, three failures opened and resolved, the notice.
+			requestsSettle(t, recv, 1+2*monitors.FlapThreshold+1)
+
+			h.clock.Set(at)
+			success(at, 2*time.Second) // an update of too_fast: held
+			h.clock.Set(at.Add(time.Minute))
+			success(at.Add(time.Minute), 2*time.Minute)
+			ds := h.settled(fast[0].ID, 2)
+			require.Equal(t, monitors.EventResolved, ds[1].Event)
+			reqs := requestsSettle(t, recv, 1+2*monitors.FlapThreshold+2)
+			require.Equal(t, "incident.resolved", eventOf(t, reqs[len(reqs)-1].Body))
+		})
+	}
+}

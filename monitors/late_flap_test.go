@@ -144,8 +144,8 @@ func TestLateWarning(t *testing.T) {
 
 // TestFlapping is the table of the flapping rule: the opening after
 // FlapThreshold resolves within FlapWindow sends one monitor.flapping
-// notice; later openings and resolves send nothing more (the store does
-// not notify a flapping monitor's incidents); a FlapWindow without an
+// notice; later openings and resolves send nothing more (they open held
+// and close without a word); a FlapWindow without an
 // opening sends one monitor.stable notice, and the count starts again.
 func TestFlapping(t *testing.T) {
 	t.Parallel()

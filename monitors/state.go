@@ -421,8 +421,9 @@ func (x *machine) status() Status {
 
 func (x *machine) open(kind IncidentKind, at time.Time, runSeq int64, summary string) {
 	if _, ok := x.s.Open[kind]; ok {
-		// While snoozed, or while the incident is held, its news waits too.
-		held := x.isHeld(kind) || x.m.Snoozed(at)
+		// While snoozed or flapping, or while the incident is held, its
+		// news waits too (its recovery does not: see resolve).
+		held := x.isHeld(kind) || x.m.Snoozed(at) || x.s.IsFlapping()
 		x.tr.Incidents = append(x.tr.Incidents, IncidentChange{Op: IncidentUpdate, Kind: kind, At: at, Summary: summary, RunSeq: runSeq, Held: held})
 		return
 	}

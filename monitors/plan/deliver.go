@@ -191,7 +191,7 @@ func (s *Scripts) IncidentRemind(ctx context.Context, p *monitors.IncidentRemind
 
 // notFlapping returns the events whose monitor is not flapping: a
 // flapping monitor's reminders are recorded, as its incidents are, but not
-// sent (see quiet).
+// sent (its incidents' notifications are held by the state machine).
 func (s *Scripts) notFlapping(ctx context.Context, tx Tx, events []*monitors.IncidentEvent) ([]*monitors.IncidentEvent, error) {
 	flapping := map[string]bool{}
 	out := events[:0:0]

@@ -86,27 +86,3 @@ func (l *lateSet) prepare(ctx context.Context, w *WriteSet) error {
 	}
 	return nil
 }
-
-// quiet drops the incident events of the monitors of w that are flapping
-// once w is written (monitors.State.IsFlapping): they are recorded and
-// shown, not notified. Monitor events (the monitor.flapping notice
-// itself) still go out.
-func quiet(w *WriteSet, events []*monitors.IncidentEvent) []*monitors.IncidentEvent {
-	flapping := map[string]bool{}
-	for _, m := range w.Monitors {
-		if m.State.IsFlapping() {
-			flapping[m.ID] = true
-		}
-	}
-	if len(flapping) == 0 {
-		return events
-	}
-	out := events[:0:0]
-	for _, e := range events {
-		if flapping[e.MonitorID] && !e.Kind.IsMonitorEvent() {
-			continue
-		}
-		out = append(out, e)
-	}
-	return out
-}
