@@ -396,13 +396,20 @@ func (s *Scripts) MonitorEvaluateDue(ctx context.Context, p *monitors.EvaluateDu
 		)
 		maint := windows{s: s, tx: tx}
 		late := &lateSet{s: s, tx: tx}
+		// The parents' open incidents of the whole claim in one query; the
+		// claim writes nothing before its end, and its own changes are
+		// read through the builder's overlay.
+		parents := parentSet{s: s, db: tx}
+		if err := parents.load(ctx, ms); err != nil {
+			return err
+		}
 		for _, m := range dependencyOrder(ms) {
 			due := *m.NextDeadlineAt
 			hold := m.State.Hold
 			if err := maint.set(ctx, m, p.Now); err != nil {
 				return err
 			}
-			if err := s.parents(ctx, tx, &b, m); err != nil {
+			if err := parents.set(ctx, &b, m); err != nil {
 				return err
 			}
 			if err := late.set(ctx, m); err != nil {
