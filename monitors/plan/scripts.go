@@ -115,11 +115,11 @@ func (b *builder) change(m *monitors.Monitor, tr *monitors.Transition, ping *mon
 }
 
 // onlyOpens reports whether every incident change of tr opens an incident,
-// so that they can be written with the others of a claim at once: order
-// matters only between changes to one incident.
+// held or not, so that they can be written with the others of a claim at
+// once: order matters only between changes to one incident.
 func onlyOpens(tr *monitors.Transition) bool {
 	for _, ic := range tr.Incidents {
-		if ic.Op != monitors.IncidentOpen || ic.Held {
+		if ic.Op != monitors.IncidentOpen {
 			return false
 		}
 	}
