@@ -311,8 +311,12 @@ func runRound(ctx context.Context, o *opts, tag string, round, n int, project st
 	base := time.Now().Add(o.lead).Truncate(time.Second).Add(time.Second)
 	burstAt := base.Add(o.steadyDuration / 2)
 	inBurst := make(map[string]bool, o.burst)
+	// The round's own due monitors: with -reuse, those of earlier runs
+	// fall due again an hour after theirs, and are not counted.
+	inRound := make(map[string]bool, r.due)
 	err = copyMonitors(ctx, pool, project, r.due, func(i int) (string, string, time.Time) {
 		id, slug := keys.NewID(), fmt.Sprintf("due-%s-%d", tag, i)
+		inRound[id] = true
 		if i < o.burst {
 			inBurst[id] = true
 			return id, slug, burstAt.Add(time.Duration(float64(o.burstSpread) * float64(i) / float64(o.burst)))
@@ -350,7 +354,7 @@ func runRound(ctx context.Context, o *opts, tag string, round, n int, project st
 		mu.Lock()
 		defer mu.Unlock()
 		for _, ev := range evs {
-			if ev.Transition == nil || len(ev.Transition.Incidents) == 0 {
+			if ev.Transition == nil || len(ev.Transition.Incidents) == 0 || !inRound[ev.MonitorID] {
 				continue
 			}
 			lat := committed.Sub(ev.DueAt)
