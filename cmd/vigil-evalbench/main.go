@@ -348,6 +348,10 @@ func runRound(ctx context.Context, o *opts, tag string, round, n int, project st
 		latBurst []time.Duration
 		lastDone time.Time
 		seen     int
+		// twice are the round's monitors reported with an incident
+		// change more than once (each must get one incident, once).
+		twice   int
+		counted = make(map[string]bool, r.due)
 	)
 	done := make(chan struct{})
 	record := func(committed time.Time, evs []monitors.EvaluatedMonitor) {
@@ -357,6 +361,11 @@ func runRound(ctx context.Context, o *opts, tag string, round, n int, project st
 			if ev.Transition == nil || len(ev.Transition.Incidents) == 0 || !inRound[ev.MonitorID] {
 				continue
 			}
+			if counted[ev.MonitorID] {
+				twice++
+				continue
+			}
+			counted[ev.MonitorID] = true
 			lat := committed.Sub(ev.DueAt)
 			latAll = append(latAll, lat)
 			if inBurst[ev.MonitorID] {
@@ -459,9 +468,12 @@ func runRound(ctx context.Context, o *opts, tag string, round, n int, project st
 	if err != nil {
 		return nil, fmt.Errorf("count incidents: %w", err)
 	}
-	if incidents != r.due || distinct != r.due || events != r.due || deliveries != r.due*o.channels {
-		return nil, fmt.Errorf("%d due monitors got %d incidents on %d monitors with %d events and %d deliveries",
-			r.due, incidents, distinct, events, deliveries)
+	mu.Lock()
+	dup := twice
+	mu.Unlock()
+	if incidents != r.due || distinct != r.due || events != r.due || deliveries != r.due*o.channels || dup > 0 {
+		return nil, fmt.Errorf("%d due monitors got %d incidents on %d monitors with %d events and %d deliveries; %d reported evaluated with an incident change twice",
+			r.due, incidents, distinct, events, deliveries, dup)
 	}
 	r.incidents = incidents
 	r.load = loadAvg()
