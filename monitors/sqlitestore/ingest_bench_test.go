@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
@@ -23,7 +24,8 @@ import (
 // monitors in the order they were created, as vigil bench ingest does;
 // order=random picks each batch's monitors at random. frames/batch is
 // measured apart, with checkpoints off: the pages each batch writes to the
-// WAL at its commit.
+// WAL at its commit. p99-ms/batch and max-ms/batch show the batches that
+// waited, such as for a checkpoint that holds writers back.
 func BenchmarkIngestBatch(b *testing.B) {
 	const monitorsN, size = 2000, 32
 	for _, order := range []string{"seq", "random"} {
@@ -80,8 +82,11 @@ func BenchmarkIngestBatch(b *testing.B) {
 				st0, err := os.Stat(wal)
 				require.NoError(b, err)
 				n, cpu0 := 0, processCPU()
+				var lat []time.Duration
 				for b.Loop() {
+					t0 := time.Now()
 					batch()
+					lat = append(lat, time.Since(t0))
 					n++
 				}
 				cpu := processCPU() - cpu0
@@ -99,6 +104,9 @@ func BenchmarkIngestBatch(b *testing.B) {
 				}
 				b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(n*size), "µs/ping")
 				b.ReportMetric(float64(cpu.Microseconds())/float64(n*size), "cpu-µs/ping")
+				slices.Sort(lat)
+				b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms/batch")
+				b.ReportMetric(float64(lat[len(lat)-1].Microseconds())/1000, "max-ms/batch")
 			})
 		}
 	}
