@@ -12,7 +12,20 @@ import (
 var qMonitorCountByStatus = `SELECT CASE WHEN ` + monitors.LateSQL("$1") + ` THEN 'late' ELSE status END,
 	count(*) FROM monitors GROUP BY 1`
 
+// qMonitorPageCounts counts a project's monitors by their status at $2
+// (StatusAtSQL), with the earliest instant after $2 at which one turns
+// late.
+var qMonitorPageCounts = `SELECT ` + monitors.StatusAtSQL("$2") + `, count(*),
+	min(next_expected_at) FILTER (WHERE status = 'up' AND next_expected_at > $2)
+	FROM monitors WHERE project_id = $1 GROUP BY 1`
+
 const (
+	qMonitorPageTags = `SELECT DISTINCT t.tag FROM monitors, unnest(tags) AS t (tag) WHERE project_id = $1`
+	// qMonitorListMarker: see Store.MonitorListMarker.
+	qMonitorListMarker = `SELECT count(*)::text || '.' || coalesce(sum(hashtextextended(id || '.' || xmin::text, 0)), 0)::text
+		FROM monitors WHERE project_id = $1`
+	qRunPruned = `UPDATE monitors SET runs_pruned = runs_pruned + 1 WHERE id = $1`
+
 	qProjectCreate       = `INSERT INTO projects (id, name, ping_key, created_at) VALUES ($1, $2, $3, $4)`
 	qProjectGet          = `SELECT id, name, ping_key, created_at FROM projects WHERE id = $1`
 	qProjectGetByPingKey = `SELECT id, name, ping_key, created_at FROM projects WHERE ping_key = $1`
@@ -413,7 +426,7 @@ var queries = plan.Queries{
 	PersonFieldsSet: qMonitorPersonFieldsSet, SourceMonitors: qMonitorSyncLock,
 
 	PingList: qPingList, RunList: qRunList, RunListRecent: qRunListRecent, RunBriefList: qRunBriefList, PingPruneCutoffs: qPingPruneCutoffs,
-	PingPrune: qPingPrune, RunPrune: qRunPrune, PingCountByMonitor: qPingCountByMonitor,
+	PingPrune: qPingPrune, RunPrune: qRunPrune, RunPruned: qRunPruned, PingCountByMonitor: qPingCountByMonitor,
 
 	IncidentGet: qIncidentGet, IncidentList: qIncidentList, IncidentExists: qIncidentExists,
 	IncidentEventList: qIncidentEventList, IncidentCountByKind: qIncidentCountByKind,
