@@ -102,8 +102,12 @@ func (s *Store) MonitorListPage(ctx context.Context, p *monitors.MonitorPagePara
 			" OR EXISTS (SELECT 1 FROM unnest(tags) AS t (tag) WHERE strpos(lower(t.tag), " + q + ") > 0))"
 	}
 	filtered := slices.Clone(args)
-	page := "SELECT " + monitorCols + ", xmin::text, count(*) OVER () FROM monitors WHERE " + where +
-		" ORDER BY " + monitors.ListRankSQL(arg(now)) + ", name, id LIMIT " + arg(plan.LimitArg(p.Limit)) + " OFFSET " + arg(max(p.Offset, 0))
+	// The page's IDs are found first, so that only its rows are read
+	// whole (a sort carries every column it returns).
+	page := "SELECT " + prefixed("m.", monitorCols) + ", m.xmin::text, p.matched" +
+		" FROM (SELECT id, name, " + monitors.ListRankSQL(arg(now)) + " AS rank, count(*) OVER () AS matched FROM monitors WHERE " + where +
+		" ORDER BY rank, name, id LIMIT " + arg(plan.LimitArg(p.Limit)) + " OFFSET " + arg(max(p.Offset, 0)) + ") AS p" +
+		" JOIN monitors AS m ON m.id = p.id ORDER BY p.rank, p.name, p.id"
 	return plan.ListPage(ctx, s.Reader(), &plan.PageSQL{
 		Counts: qMonitorPageCounts, CountsArgs: []any{p.ProjectID, now},
 		Tags: qMonitorPageTags, TagsArgs: []any{p.ProjectID},
@@ -116,4 +120,13 @@ func (s *Store) MonitorListPage(ctx context.Context, p *monitors.MonitorPagePara
 // write of a row, an insert or a delete changes it.
 func (s *Store) MonitorListMarker(ctx context.Context, projectID string) (string, error) {
 	return plan.MonitorListMarker(ctx, s.Reader(), qMonitorListMarker, projectID)
+}
+
+// prefixed qualifies each column of a list with prefix.
+func prefixed(prefix, cols string) string {
+	list := strings.Split(cols, ",")
+	for i, c := range list {
+		list[i] = prefix + strings.TrimSpace(c)
+	}
+	return strings.Join(list, ", ")
 }

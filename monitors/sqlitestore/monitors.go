@@ -61,8 +61,12 @@ func (s *Store) MonitorListPage(ctx context.Context, p *monitors.MonitorPagePara
 			" OR EXISTS (SELECT 1 FROM json_each(tags) WHERE instr(vigil_lower(value), " + q + ") > 0))"
 	}
 	filtered := slices.Clone(args)
-	page := "SELECT " + monitorCols + ", vigil_row_version(" + rowVersionCols + "), count(*) OVER () FROM monitors WHERE " + where +
-		" ORDER BY " + monitors.ListRankSQL(arg(p.Now)) + ", name, id LIMIT coalesce(" + arg(plan.LimitArg(p.Limit)) + ", -1) OFFSET " + arg(max(p.Offset, 0))
+	// The page's IDs are found first, so that only its rows are read
+	// whole and hashed (a sort carries every column it returns).
+	page := "SELECT " + prefixed("m.", monitorCols) + ", vigil_row_version(" + prefixed("m.", rowVersionCols) + "), p.matched" +
+		" FROM (SELECT id, name, " + monitors.ListRankSQL(arg(p.Now)) + " AS rank, count(*) OVER () AS matched FROM monitors WHERE " + where +
+		" ORDER BY rank, name, id LIMIT coalesce(" + arg(plan.LimitArg(p.Limit)) + ", -1) OFFSET " + arg(max(p.Offset, 0)) + ") AS p" +
+		" JOIN monitors AS m ON m.id = p.id ORDER BY p.rank, p.name, p.id"
 	return plan.ListPage(ctx, s.Reader(), &plan.PageSQL{
 		Counts: qMonitorPageCounts, CountsArgs: []any{p.ProjectID, p.Now},
 		Tags: qMonitorPageTags, TagsArgs: []any{p.ProjectID},
@@ -76,4 +80,13 @@ func (s *Store) MonitorListPage(ctx context.Context, p *monitors.MonitorPagePara
 // changes it.
 func (s *Store) MonitorListMarker(ctx context.Context, projectID string) (string, error) {
 	return plan.MonitorListMarker(ctx, s.Reader(), qMonitorListMarker, projectID)
+}
+
+// prefixed qualifies each column of a list with prefix.
+func prefixed(prefix, cols string) string {
+	list := strings.Split(cols, ",")
+	for i, c := range list {
+		list[i] = prefix + strings.TrimSpace(c)
+	}
+	return strings.Join(list, ", ")
 }
