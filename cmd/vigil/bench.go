@@ -6,19 +6,17 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/pprof"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"text/tabwriter"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/vigilhq/vigil/ingest"
@@ -38,6 +36,9 @@ func benchCmd(env *cmdEnv, args []string) error {
 			return benchRetentionCmd(env, args[1:])
 		case "status":
 			return benchStatusCmd(env, args[1:])
+		case "ingest-server":
+			// The server under test of "vigil bench ingest", run by it.
+			return benchIngestServerCmd(env, args[1:])
 		}
 	}
 	return usageError{`want "vigil bench ingest [flags]", "vigil bench status [flags]" or "vigil bench retention --database URL [flags]"`}
@@ -62,7 +63,8 @@ type benchIngestOpts struct {
 }
 
 // benchIngestCmd measures ping ingest through real HTTP against a server in
-// this process: acknowledged (durable) pings per second and latency, with
+// a process of its own (so that its CPU is measured apart from the load
+// generator's): acknowledged (durable) pings per second and latency, with
 // group commit, and in the same run with one transaction per ping (batch
 // size 1, no gathering), so that the ratio holds for one machine and one
 // database.
@@ -82,7 +84,7 @@ func benchIngestCmd(env *cmdEnv, args []string) error {
 	fs.DurationVar(&o.batchWindow, "ingest-batch-window", ingest.BatchWindowDefault, "batch window of the group-commit run")
 	fs.IntVar(&o.writers, "writers", 0, "batches written at once (0: by database, as vigil serve does)")
 	fs.StringVar(&o.keyFile, "secret-key-file", env.getenv("VIGIL_SECRET_KEY_FILE"), "secret key file of the server (default: $VIGIL_SECRET_KEY_FILE; with PostgreSQL and none, a new one in a temporary directory; the benchmark stores no secret)")
-	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured group-commit run (server and load together) to this file")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the server under test during the measured group-commit run to this file")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return errHelp
@@ -114,16 +116,18 @@ func benchIngestCmd(env *cmdEnv, args []string) error {
 			return fmt.Errorf("create the bench's secret key file: %w", err)
 		}
 	}
-	b := &ingestBench{o: o, out: env.stdout, ctx: env.ctx}
+	b := &ingestBench{o: o, out: env.stdout, stderr: env.stderr, ctx: env.ctx}
 	return b.run()
 }
 
 type ingestBench struct {
-	o    benchIngestOpts
-	out  io.Writer
-	ctx  context.Context
-	prj  *monitors.Project
-	keys []string
+	o      benchIngestOpts
+	out    io.Writer
+	stderr io.Writer // the server under test's
+	ctx    context.Context
+	phases int // servers started so far
+	prj    *monitors.Project
+	keys   []string
 	// path is what each request asks for (default: a ping of the next
 	// key), with header.
 	path   func(n uint64) string
@@ -148,6 +152,22 @@ type benchResult struct {
 	latencies []time.Duration
 	batches   float64 // transactions written during the measured time
 	batched   float64 // pings in them
+	// cpu is the CPU the server's process used during the measured time;
+	// dbCPU what PostgreSQL's backends serving it used (dbMeasured),
+	// dbGone how many of them ended meanwhile, their share uncounted.
+	cpu        time.Duration
+	dbCPU      time.Duration
+	dbMeasured bool
+	dbGone     int
+	dbErr      error
+}
+
+// perPing is d per acknowledged ping, in microseconds.
+func (r *benchResult) perPing(d time.Duration) float64 {
+	if r.acked == 0 {
+		return 0
+	}
+	return float64(d) / float64(time.Microsecond) / float64(r.acked)
 }
 
 func (r *benchResult) rate() float64 { return float64(r.acked) / r.elapsed.Seconds() }
@@ -211,21 +231,49 @@ func (b *ingestBench) run() error {
 	}
 
 	tw := tabwriter.NewWriter(b.out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "run\tacked pings/s\tp50\tp95\tp99\tmax\tnot acked\tmean batch\t")
+	db := "database CPU/ping"
+	if kind == "SQLite" {
+		db = "SQLite CPU/ping"
+	} else {
+		db = "PostgreSQL CPU/ping"
+	}
+	fmt.Fprintf(tw, "run\tacked pings/s\tp50\tp95\tp99\tmax\tnot acked\tmean batch\tVigil CPU/ping\t%s\t\n", db)
 	for _, r := range results {
 		mean := "-"
 		if r.batches > 0 {
 			mean = fmt.Sprintf("%.1f", r.batched/r.batches)
 		}
-		fmt.Fprintf(tw, "%s\t%.0f\t%s\t%s\t%s\t%s\t%d\t%s\t\n", r.name, r.rate(), ms(r.pct(50)), ms(r.pct(95)), ms(r.pct(99)),
-			ms(r.pct(100)), r.failed, mean)
+		fmt.Fprintf(tw, "%s\t%.0f\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t\n", r.name, r.rate(), ms(r.pct(50)), ms(r.pct(95)), ms(r.pct(99)),
+			ms(r.pct(100)), r.failed, mean, us(r.perPing(r.cpu)), dbCPUCell(kind, r))
 	}
 	if noop != nil {
-		fmt.Fprintf(tw, "%s\t%.0f\t%s\t%s\t%s\t%s\t%d\t-\t\n", noop.name, noop.rate(), ms(noop.pct(50)), ms(noop.pct(95)),
-			ms(noop.pct(99)), ms(noop.pct(100)), noop.failed)
+		fmt.Fprintf(tw, "%s\t%.0f\t%s\t%s\t%s\t%s\t%d\t-\t%s\t-\t\n", noop.name, noop.rate(), ms(noop.pct(50)), ms(noop.pct(95)),
+			ms(noop.pct(99)), ms(noop.pct(100)), noop.failed, us(noop.perPing(noop.cpu)))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if g := results[0]; g.acked > 0 {
+		switch {
+		case kind == "SQLite":
+			fmt.Fprintf(b.out, "CPU per acknowledged ping, group commit: %s (Vigil with SQLite in its process)", us(g.perPing(g.cpu)))
+		case g.dbMeasured:
+			fmt.Fprintf(b.out, "CPU per acknowledged ping, group commit: %s (Vigil %s + PostgreSQL's backends %s)",
+				us(g.perPing(g.cpu+g.dbCPU)), us(g.perPing(g.cpu)), us(g.perPing(g.dbCPU)))
+		default:
+			fmt.Fprintf(b.out, "CPU per acknowledged ping, group commit: Vigil %s, PostgreSQL not measured", us(g.perPing(g.cpu)))
+		}
+		if noop != nil && noop.acked > 0 {
+			fmt.Fprintf(b.out, "; no-op HTTP server %s a request", us(noop.perPing(noop.cpu)))
+		}
+		fmt.Fprintln(b.out)
+	}
+	for _, r := range results {
+		if r.dbErr != nil {
+			fmt.Fprintf(b.out, "%s: PostgreSQL's CPU not measured: %v\n", r.name, r.dbErr)
+		} else if r.dbGone > 0 {
+			fmt.Fprintf(b.out, "%s: %d of PostgreSQL's backends ended during the run; their CPU since its start is not counted\n", r.name, r.dbGone)
+		}
 	}
 	if o.baseline && results[1].acked > 0 {
 		fmt.Fprintf(b.out, "group commit / one transaction per ping: %.1fx\n", results[0].rate()/results[1].rate())
@@ -244,94 +292,116 @@ func (b *ingestBench) run() error {
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1fms", float64(d)/float64(time.Millisecond)) }
 
-// phase starts a server with ing, drives pings at it, and stops it.
+// us formats microseconds.
+func us(v float64) string { return fmt.Sprintf("%.1fµs", v) }
+
+// dbCPUCell is the database's CPU per ping of r: SQLite's is in Vigil's.
+func dbCPUCell(kind string, r *benchResult) string {
+	switch {
+	case kind == "SQLite":
+		return "in Vigil's"
+	case r.dbMeasured:
+		return us(r.perPing(r.dbCPU))
+	}
+	return "-"
+}
+
+// phase starts a server with ing in a process of its own, drives pings at
+// it, and stops it.
 func (b *ingestBench) phase(name string, ing ingest.Config, rate float64, cpuProfile string) (*benchResult, error) {
 	ctx, cancel := context.WithCancel(b.ctx)
 	defer cancel()
-	cfg := server.Config{
-		DatabaseURL: b.o.database, Listen: "127.0.0.1:0", LogLevel: "warn", LogFormat: "text",
-		KeepPings: 1000, KeepRuns: 1000, PruneInterval: time.Hour, Ingest: ing, SecretKeyFile: b.o.keyFile,
+	b.phases++
+	var pg *pgBackends
+	if server.IsPostgresURL(b.o.database) {
+		conn, err := pgx.Connect(ctx, b.o.database)
+		if err != nil {
+			return nil, fmt.Errorf("connect to measure PostgreSQL's CPU: %w", err)
+		}
+		defer conn.Close(context.Background())
+		pg = &pgBackends{conn: conn, app: fmt.Sprintf("vigil-bench-%d-%d", os.Getpid(), b.phases)}
 	}
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	srv, err := server.New(ctx, cfg, logger)
+	app := ""
+	if pg != nil {
+		app = pg.app
+	}
+	child, err := b.startChild(ctx, b.childArgs(ing, app, cpuProfile))
 	if err != nil {
 		return nil, err
 	}
-	if err := b.setup(srv.Store()); err != nil {
-		_ = srv.Store().Close()
+	defer child.close()
+	b.keys = child.hello.Keys
+	r, err := b.measure(ctx, child, rate, pg)
+	if err != nil {
 		return nil, err
 	}
-	if err := srv.Listen(); err != nil {
-		_ = srv.Store().Close()
+	r.name = name
+	if err := child.close(); err != nil {
 		return nil, err
 	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Run(ctx) }()
+	return r, nil
+}
 
-	base := "http://" + srv.Addr()
+// measure warms the child up, then drives the measured load at it and
+// reads what it and its database used meanwhile.
+func (b *ingestBench) measure(ctx context.Context, child *benchChild, rate float64, pg *pgBackends) (*benchResult, error) {
 	client := b.client()
 	defer client.CloseIdleConnections()
-
+	base := "http://" + child.hello.Addr
 	if b.o.warmup > 0 {
 		b.drive(ctx, client, base, rate, b.o.warmup)
 	}
-	count0, sum0 := batchStats(srv.Registry)
-	if cpuProfile != "" {
-		f, err := os.Create(cpuProfile)
-		if err != nil {
-			return nil, fmt.Errorf("create CPU profile: %w", err)
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return nil, fmt.Errorf("start CPU profile: %w", err)
-		}
+	var (
+		s0    pgBackendCPU
+		pgErr error
+	)
+	if pg != nil {
+		s0, pgErr = pg.sample(ctx)
+	}
+	m0, err := child.call("start")
+	if err != nil {
+		return nil, err
 	}
 	r := b.drive(ctx, client, base, rate, b.o.duration)
-	if cpuProfile != "" {
-		pprof.StopCPUProfile()
+	m1, err := child.call("stop")
+	if err != nil {
+		return nil, err
 	}
-	count1, sum1 := batchStats(srv.Registry)
-	r.name, r.batches, r.batched = name, count1-count0, sum1-sum0
-
-	cancel()
-	if err := <-done; err != nil {
-		return nil, fmt.Errorf("run server: %w", err)
+	r.batches, r.batched = m1.Batches-m0.Batches, m1.Batched-m0.Batched
+	r.cpu = m1.CPU - m0.CPU
+	if pg != nil {
+		var s1 pgBackendCPU
+		if pgErr == nil {
+			s1, pgErr = pg.sample(ctx)
+		}
+		if pgErr == nil {
+			r.dbCPU, r.dbGone = pgCPUBetween(s0, s1)
+			r.dbMeasured = true
+		}
+		r.dbErr = pgErr
 	}
 	return r, nil
 }
 
 // noopPhase drives the same load at a Go net/http server whose handler
-// only answers 200 "OK": the HTTP limit of this machine with this load
-// generator, measured in the same run as Vigil.
+// only answers 200 "OK", in a process of its own as Vigil's: the HTTP
+// limit of this machine with this load generator, measured in the same
+// run as Vigil.
 func (b *ingestBench) noopPhase(rate float64) (*benchResult, error) {
 	ctx, cancel := context.WithCancel(b.ctx)
 	defer cancel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	child, err := b.startChild(ctx, []string{"--noop"})
 	if err != nil {
-		return nil, fmt.Errorf("listen for the no-op server: %w", err)
+		return nil, err
 	}
-	srv := &http.Server{
-		Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-			_, _ = io.WriteString(w, "OK")
-		}),
-		ReadHeaderTimeout: 10 * time.Second,
+	defer child.close()
+	r, err := b.measure(ctx, child, rate, nil)
+	if err != nil {
+		return nil, err
 	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
-	client := b.client()
-	defer client.CloseIdleConnections()
-	base := "http://" + ln.Addr().String()
-	if b.o.warmup > 0 {
-		b.drive(ctx, client, base, rate, b.o.warmup)
-	}
-	r := b.drive(ctx, client, base, rate, b.o.duration)
 	r.name = `no-op HTTP server (200 "OK")`
-	if err := srv.Shutdown(ctx); err != nil {
-		return nil, fmt.Errorf("stop the no-op server: %w", err)
-	}
-	if err := <-done; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return nil, fmt.Errorf("run the no-op server: %w", err)
+	if err := child.close(); err != nil {
+		return nil, err
 	}
 	return r, nil
 }

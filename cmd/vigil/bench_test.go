@@ -1,6 +1,11 @@
 package main
 
 import (
+	"compress/gzip"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"testing"
@@ -24,6 +29,52 @@ func TestBenchIngest(t *testing.T) {
 	require.Regexp(t, `no-op HTTP server \(200 "OK"\)\s+[1-9]\d*\s+\d+\.\dms`, out, "a line for the no-op server with a rate")
 	require.Regexp(t, `group commit / no-op HTTP server: \d\.\d{3}`, out)
 	require.NotContains(t, out, "answers other than 200")
+
+	// The CPU of the server under test, per acknowledged ping, for every
+	// run; SQLite's is in Vigil's process.
+	for _, run := range []string{`group commit \(batch 500, window 2ms\)`, "one transaction per ping", `group commit at \d+ pings/s \(half\)`} {
+		m := regexp.MustCompile(run + `\s.*\s(\S+)µs\s+in Vigil's\n`).FindStringSubmatch(out)
+		require.NotNil(t, m, "a CPU per ping for %s in:\n%s", run, out)
+		requirePlausibleCPU(t, m[1])
+	}
+	m := regexp.MustCompile(`no-op HTTP server \(200 "OK"\)\s.*\s(\S+)µs\s+-\n`).FindStringSubmatch(out)
+	require.NotNil(t, m, "a CPU per request for the no-op server in:\n%s", out)
+	requirePlausibleCPU(t, m[1])
+	m = regexp.MustCompile(`CPU per acknowledged ping, group commit: (\S+)µs \(Vigil with SQLite in its process\); no-op HTTP server (\S+)µs a request`).FindStringSubmatch(out)
+	require.NotNil(t, m, "the CPU per ping line in:\n%s", out)
+	requirePlausibleCPU(t, m[1])
+	requirePlausibleCPU(t, m[2])
+}
+
+// requirePlausibleCPU checks a CPU per ping in µs: a number, finite, more
+// than none and less than a second.
+func requirePlausibleCPU(t *testing.T, s string) {
+	t.Helper()
+	v, err := strconv.ParseFloat(s, 64)
+	require.NoError(t, err)
+	require.False(t, math.IsInf(v, 0) || math.IsNaN(v), "finite: %s", s)
+	require.Greater(t, v, 0.0, "CPU per ping")
+	require.Less(t, v, 1e6, "CPU per ping under a second")
+}
+
+// TestBenchIngestProfile checks that --cpuprofile profiles the server under
+// test, in its own process: the load generator is not in the profile.
+func TestBenchIngestProfile(t *testing.T) {
+	t.Parallel()
+	prof := filepath.Join(t.TempDir(), "cpu.prof")
+	code, out, errOut := runVigil(t, nil, "bench", "ingest", "--monitors", "20", "--connections", "8",
+		"--duration", "300ms", "--warmup", "100ms", "--baseline=false", "--half-rate=false", "--noop=false", "--cpuprofile", prof)
+	require.Equal(t, 0, code, errOut)
+	require.Regexp(t, `CPU per acknowledged ping, group commit: \S+µs \(Vigil with SQLite in its process\)\n`, out)
+	f, err := os.Open(prof)
+	require.NoError(t, err)
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	require.NoError(t, err, "a gzipped pprof profile")
+	raw, err := io.ReadAll(zr)
+	require.NoError(t, err)
+	require.NotEmpty(t, raw)
+	require.NotContains(t, string(raw), "ingestBench", "the load generator runs in the other process")
 }
 
 // TestBenchIngestPostgres runs the ingest benchmark small on PostgreSQL,
@@ -35,6 +86,17 @@ func TestBenchIngestPostgres(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	require.Regexp(t, `group commit \(batch 500, window 2ms\)\s+[1-9]\d*\s+\d+\.\dms`, out)
 	require.Regexp(t, `group commit / no-op HTTP server: \d\.\d{3}`, out)
+	// Vigil's CPU and its PostgreSQL backends', per acknowledged ping.
+	m := regexp.MustCompile(`group commit \(batch 500, window 2ms\)\s.*\s(\S+)µs\s+(\S+)µs\n`).FindStringSubmatch(out)
+	require.NotNil(t, m, "CPU per ping of Vigil and PostgreSQL in:\n%s", out)
+	requirePlausibleCPU(t, m[1])
+	requirePlausibleCPU(t, m[2])
+	m = regexp.MustCompile(`CPU per acknowledged ping, group commit: (\S+)µs \(Vigil (\S+)µs \+ PostgreSQL's backends (\S+)µs\); no-op HTTP server (\S+)µs a request`).FindStringSubmatch(out)
+	require.NotNil(t, m, "the CPU per ping line in:\n%s", out)
+	for _, v := range m[1:] {
+		requirePlausibleCPU(t, v)
+	}
+	require.NotContains(t, out, "not measured")
 }
 
 func TestBenchIngestUsage(t *testing.T) {

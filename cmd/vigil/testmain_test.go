@@ -18,5 +18,7 @@ func TestMain(m *testing.M) {
 		stop()
 		os.Exit(code)
 	}
+	// The server under test of "vigil bench ingest" is this binary again.
+	benchChildEnv = []string{"VIGIL_TEST_AS_VIGIL=1"}
 	os.Exit(m.Run())
 }
