@@ -80,8 +80,8 @@ func (s *Store) ExplainEvaluateDue(ctx context.Context, now time.Time, limit int
 }
 
 // MonitorListPage computes a page of the monitor list in the database. A
-// row's version is its xmin: every committed write of a row, whatever
-// wrote it, gives it a new one.
+// row's version is its xmin (every committed write of a row, whatever
+// wrote it, gives it a new one) and its count of run prunings.
 func (s *Store) MonitorListPage(ctx context.Context, p *monitors.MonitorPageParams) (*monitors.MonitorPage, error) {
 	now := p.Now.UTC()
 	args := []any{p.ProjectID}
@@ -106,10 +106,10 @@ func (s *Store) MonitorListPage(ctx context.Context, p *monitors.MonitorPagePara
 	filtered := slices.Clone(args)
 	// The page's IDs are found first, so that only its rows are read
 	// whole (a sort carries every column it returns).
-	page := "SELECT " + prefixed("m.", monitorCols) + ", m.xmin::text, p.matched" +
+	page := "SELECT " + prefixed("m.", monitorCols) + ", " + rowVersion + ", p.matched" +
 		" FROM (SELECT id, name, " + monitors.ListRankSQL(arg(now)) + " AS rank, count(*) OVER () AS matched FROM monitors WHERE " + where +
 		" ORDER BY rank, name, id LIMIT " + arg(plan.LimitArg(p.Limit)) + " OFFSET " + arg(max(p.Offset, 0)) + ") AS p" +
-		" JOIN monitors AS m ON m.id = p.id ORDER BY p.rank, p.name, p.id"
+		" JOIN monitors AS m ON m.id = p.id LEFT JOIN monitor_runs_pruned AS r ON r.monitor_id = m.id ORDER BY p.rank, p.name, p.id"
 	return plan.ListPage(ctx, s.Reader(), &plan.PageSQL{
 		Counts: qMonitorPageCounts, CountsArgs: []any{p.ProjectID, now},
 		Tags: qMonitorPageTags, TagsArgs: []any{p.ProjectID},
@@ -118,8 +118,9 @@ func (s *Store) MonitorListPage(ctx context.Context, p *monitors.MonitorPagePara
 	})
 }
 
-// MonitorListMarker sums a hash of every monitor row's ID and xmin: any
-// write of a row, an insert or a delete changes it.
+// MonitorListMarker sums a hash of every monitor row's ID and version:
+// any write of a row, a pruning of its runs, an insert or a delete
+// changes it.
 func (s *Store) MonitorListMarker(ctx context.Context, projectID string) (string, error) {
 	return plan.MonitorListMarker(ctx, s.Reader(), qMonitorListMarker, projectID)
 }

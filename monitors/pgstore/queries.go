@@ -22,9 +22,13 @@ var qMonitorPageCounts = `SELECT ` + monitors.StatusAtSQL("$2") + `, count(*),
 const (
 	qMonitorPageTags = `SELECT DISTINCT t.tag FROM monitors, unnest(tags) AS t (tag) WHERE project_id = $1`
 	// qMonitorListMarker: see Store.MonitorListMarker.
-	qMonitorListMarker = `SELECT count(*)::text || '.' || coalesce(sum(hashtextextended(id || '.' || xmin::text, 0)), 0)::text
-		FROM monitors WHERE project_id = $1`
-	qRunPruned = `UPDATE monitors SET runs_pruned = runs_pruned + 1 WHERE id = $1`
+	qMonitorListMarker = `SELECT count(*)::text || '.' || coalesce(sum(hashtextextended(` + rowVersion + `, 0)), 0)::text
+		FROM monitors AS m LEFT JOIN monitor_runs_pruned AS r ON r.monitor_id = m.id WHERE m.project_id = $1`
+	// rowVersion is the version of monitor m's row (see
+	// Store.MonitorListPage), with r its monitor_runs_pruned row.
+	rowVersion = `m.id || '.' || m.xmin::text || '.' || coalesce(r.n, 0)::text`
+	qRunPruned = `INSERT INTO monitor_runs_pruned (monitor_id, n) VALUES ($1, 1)
+		ON CONFLICT (monitor_id) DO UPDATE SET n = monitor_runs_pruned.n + 1`
 
 	qProjectCreate       = `INSERT INTO projects (id, name, ping_key, created_at) VALUES ($1, $2, $3, $4)`
 	qProjectGet          = `SELECT id, name, ping_key, created_at FROM projects WHERE id = $1`

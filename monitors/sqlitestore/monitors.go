@@ -37,9 +37,9 @@ func (s *Store) MonitorList(ctx context.Context, p *monitors.MonitorListParams) 
 }
 
 // MonitorListPage computes a page of the monitor list in the database. A
-// row's version is a hash of all its columns (vigil_row_version of
-// rowVersionCols): SQLite keeps no version of a row, but its content is
-// one.
+// row's version is a hash of all its columns and its count of run
+// prunings (vigil_row_version of rowVersionArgs): SQLite keeps no version
+// of a row, but its content is one.
 func (s *Store) MonitorListPage(ctx context.Context, p *monitors.MonitorPageParams) (*monitors.MonitorPage, error) {
 	args := []any{p.ProjectID}
 	arg := func(v any) string {
@@ -63,10 +63,10 @@ func (s *Store) MonitorListPage(ctx context.Context, p *monitors.MonitorPagePara
 	filtered := slices.Clone(args)
 	// The page's IDs are found first, so that only its rows are read
 	// whole and hashed (a sort carries every column it returns).
-	page := "SELECT " + prefixed("m.", monitorCols) + ", vigil_row_version(" + prefixed("m.", rowVersionCols) + "), p.matched" +
+	page := "SELECT " + prefixed("m.", monitorCols) + ", vigil_row_version(" + rowVersionArgs + "), p.matched" +
 		" FROM (SELECT id, name, " + monitors.ListRankSQL(arg(p.Now)) + " AS rank, count(*) OVER () AS matched FROM monitors WHERE " + where +
 		" ORDER BY rank, name, id LIMIT coalesce(" + arg(plan.LimitArg(p.Limit)) + ", -1) OFFSET " + arg(max(p.Offset, 0)) + ") AS p" +
-		" JOIN monitors AS m ON m.id = p.id ORDER BY p.rank, p.name, p.id"
+		" JOIN monitors AS m ON m.id = p.id LEFT JOIN monitor_runs_pruned AS r ON r.monitor_id = m.id ORDER BY p.rank, p.name, p.id"
 	return plan.ListPage(ctx, s.Reader(), &plan.PageSQL{
 		Counts: qMonitorPageCounts, CountsArgs: []any{p.ProjectID, p.Now},
 		Tags: qMonitorPageTags, TagsArgs: []any{p.ProjectID},
