@@ -9,7 +9,7 @@
 // names none. The store then calls its enqueue hook, still in that
 // transaction, with the deliveries it created. The hook, from this package
 // ([Enqueuer]), inserts one River job per delivery with River's
-// InsertManyTx, which takes the driver's own transaction type (pgx.Tx on
+// InsertManyFastTx, which takes the driver's own transaction type (pgx.Tx on
 // PostgreSQL, *sql.Tx on SQLite): that is why the hook sits inside each
 // store implementation. An event, its deliveries and their jobs are
 // committed together or not at all, so no alert is lost between the

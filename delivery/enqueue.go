@@ -55,7 +55,7 @@ func (SendArgs) Kind() string { return "vigil.delivery" }
 // Enqueuer inserts delivery jobs in a store's transaction. Its Enqueue
 // method is the store's enqueue hook (pgstore.Options.EnqueueDeliveries,
 // sqlitestore.Options.EnqueueDeliveries). It needs no database of its own:
-// River's InsertManyTx works on the transaction it is given.
+// River's InsertManyFastTx works on the transaction it is given.
 type Enqueuer[TTx any] struct {
 	client *river.Client[TTx]
 }
@@ -79,7 +79,9 @@ func newEnqueuer[TTx any](driver riverdriver.Driver[TTx]) (*Enqueuer[TTx], error
 	return &Enqueuer[TTx]{client: client}, nil
 }
 
-// Enqueue inserts one job per delivery in tx.
+// Enqueue inserts one job per delivery in tx. The jobs go in without
+// returning their rows (COPY on PostgreSQL): nothing reads them back, and
+// a delivery job is never unique, so there is no conflict to report.
 func (e *Enqueuer[TTx]) Enqueue(ctx context.Context, tx TTx, ds []*monitors.Delivery) error {
 	if len(ds) == 0 {
 		return nil
@@ -92,7 +94,7 @@ func (e *Enqueuer[TTx]) Enqueue(ctx context.Context, tx TTx, ds []*monitors.Deli
 			InsertOpts: &river.InsertOpts{Queue: queueOf(d), MaxAttempts: maxAttempts},
 		}
 	}
-	if _, err := e.client.InsertManyTx(ctx, tx, params); err != nil {
+	if _, err := e.client.InsertManyFastTx(ctx, tx, params); err != nil {
 		return fmt.Errorf("insert %d delivery jobs: %w", len(ds), err)
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"github.com/vigilhq/vigil/internal/testdb"
 	"github.com/vigilhq/vigil/keys"
 	"github.com/vigilhq/vigil/monitors"
+	"github.com/vigilhq/vigil/monitors/plan"
 )
 
 // TestClaimPlanAtBurst guards the plan of the evaluator's claim when many
@@ -54,4 +55,34 @@ func TestClaimPlanAtBurst(t *testing.T) {
 	require.NotContains(t, claim, "Seq Scan")
 	require.NotContains(t, claim, "JIT")
 	require.Contains(t, claim, "rows=500 loops=1")
+}
+
+// TestClaimPlanSettingsPutBack checks that the settings the claim turns off
+// for its own plan are back to their defaults for the rest of its
+// transaction.
+func TestClaimPlanSettingsPutBack(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	st := testdb.Postgres(t)
+	settings := []string{"enable_bitmapscan", "enable_sort", "enable_seqscan", "enable_hashjoin", "enable_mergejoin",
+		"enable_material", "enable_memoize", "jit"}
+	err := st.InTx(ctx, func(tx plan.Tx) error {
+		want := map[string]string{}
+		for _, name := range settings {
+			v, err := plan.One(ctx, tx, func(r plan.Row) (s string, err error) { return s, r.Scan(&s) },
+				`SELECT reset_val FROM pg_settings WHERE name = $1`, name)
+			require.NoError(t, err)
+			want[name] = v
+		}
+		_, err := tx.MonitorClaimDue(ctx, time.Now(), 10)
+		require.NoError(t, err)
+		for _, name := range settings {
+			v, err := plan.One(ctx, tx, func(r plan.Row) (s string, err error) { return s, r.Scan(&s) },
+				`SELECT current_setting($1)`, name)
+			require.NoError(t, err)
+			require.Equal(t, want[name], v, name)
+		}
+		return nil
+	})
+	require.NoError(t, err)
 }

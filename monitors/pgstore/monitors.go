@@ -67,8 +67,10 @@ func (s *Store) ExplainEvaluateDue(ctx context.Context, now time.Time, limit int
 	if claim, err = explain(qMonitorClaimDue, now.UTC(), limit); err != nil {
 		return "", "", err
 	}
-	if _, err := tx.Exec(ctx, qClaimPlanEnd); err != nil {
-		return "", "", fmt.Errorf("explain: %w", err)
+	for _, q := range qClaimPlanEnd {
+		if _, err := tx.Exec(ctx, q); err != nil {
+			return "", "", fmt.Errorf("explain: %w", err)
+		}
 	}
 	if next, err = explain(qMonitorNextDeadline); err != nil {
 		return "", "", err

@@ -145,8 +145,7 @@ const (
 			ON CONFLICT (monitor_id, kind) WHERE resolved_at IS NULL DO NOTHING
 			RETURNING id, project_id, monitor_id, opened_at, summary)
 		INSERT INTO incident_events (incident_id, monitor_id, project_id, kind, at, summary)
-		SELECT id, monitor_id, project_id, 'incident.opened', opened_at, summary FROM ins
-		ON CONFLICT DO NOTHING`
+		SELECT id, monitor_id, project_id, 'incident.opened', opened_at, summary FROM ins`
 	// qIncidentUpdate records new facts about the open incident of a kind;
 	// the incident keeps its opening summary.
 	qIncidentUpdate = `INSERT INTO incident_events (incident_id, monitor_id, project_id, kind, at, summary)
@@ -201,7 +200,7 @@ const (
 	// (see plan.Route); qDeliveryPending the channels reminders skip.
 	qDeliveryMonitors = `SELECT id, project_id, channels FROM monitors WHERE id = ANY($1::text[])`
 	qDeliveryChannels = `SELECT project_id, id, kind, is_default, notify_late, group_seconds FROM channels
-		WHERE project_id IN (SELECT project_id FROM monitors WHERE id = ANY($1::text[])) ORDER BY id`
+		WHERE project_id = ANY($1::text[]) ORDER BY id`
 	qDeliveryPending = `SELECT incident_id, channel_id FROM deliveries
 		WHERE incident_id = ANY($1::text[]) AND state = 'pending'`
 	// qDeliveryInsert inserts routed deliveries, in order, to the channels
@@ -300,25 +299,26 @@ const (
 	qOutagePostponed = `UPDATE outages SET monitors_postponed = monitors_postponed + $2 WHERE started_at = $1`
 	// qIncidentOpenMany opens the incidents of a claim, with their opened
 	// events, as qIncidentOpen does one by one. They are opened by time,
-	// so no ping caused them (ping_id 0).
+	// so no ping caused them (ping_id 0). An event can only go to an
+	// incident the statement has just inserted, so it needs no ON
+	// CONFLICT of its own (which would make each insert speculative).
 	qIncidentOpenMany = `WITH ins AS (
 			INSERT INTO incidents (id, project_id, monitor_id, kind, opened_at, summary, run_seq)
 			SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::bigint[])
 			ON CONFLICT (monitor_id, kind) WHERE resolved_at IS NULL DO NOTHING
 			RETURNING id, project_id, monitor_id, opened_at, summary)
 		INSERT INTO incident_events (incident_id, monitor_id, project_id, kind, at, summary)
-		SELECT id, monitor_id, project_id, 'incident.opened', opened_at, summary FROM ins
-		ON CONFLICT DO NOTHING`
+		SELECT id, monitor_id, project_id, 'incident.opened', opened_at, summary FROM ins`
 	// qClaimPlan leaves the claim of due monitors one plan, the ordered
 	// walk of monitor_deadlines_due_idx joined to each monitor by its
 	// primary key, and no JIT compilation; qClaimPlanEnd puts the settings
-	// back for the rest of the transaction. See MonitorClaimDue.
+	// back for the rest of the transaction (SET LOCAL ... TO DEFAULT, one
+	// statement each: reading them back from pg_settings cost about a
+	// millisecond a claim). See MonitorClaimDue.
 	qClaimPlan = `SELECT set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true),
 		set_config('enable_seqscan', 'off', true), set_config('enable_hashjoin', 'off', true),
 		set_config('enable_mergejoin', 'off', true), set_config('enable_material', 'off', true),
 		set_config('enable_memoize', 'off', true), set_config('jit', 'off', true)`
-	qClaimPlanEnd = `SELECT set_config(name, reset_val, true) FROM pg_settings WHERE name IN ('enable_bitmapscan',
-		'enable_sort', 'enable_seqscan', 'enable_hashjoin', 'enable_mergejoin', 'enable_material', 'enable_memoize', 'jit')`
 	qOutageList = `SELECT ` + outageCols + ` FROM outages WHERE ($1::bigint = 0 OR id < $1::bigint)
 		ORDER BY id DESC LIMIT $2`
 
@@ -491,4 +491,11 @@ var statusPageQueries = plan.StatusPageQueries{
 	NoteCount:           `SELECT count(*) FROM incident_notes WHERE incident_id = $1`,
 	NoteList:            `SELECT doc FROM incident_notes WHERE project_id = $1 AND incident_id = ANY($2::text[])`,
 	NoteDelete:          `DELETE FROM incident_notes WHERE project_id = $1 AND id = $2`,
+}
+
+// qClaimPlanEnd are the statements that put qClaimPlan's settings back.
+var qClaimPlanEnd = []string{
+	`SET LOCAL enable_bitmapscan TO DEFAULT`, `SET LOCAL enable_sort TO DEFAULT`, `SET LOCAL enable_seqscan TO DEFAULT`,
+	`SET LOCAL enable_hashjoin TO DEFAULT`, `SET LOCAL enable_mergejoin TO DEFAULT`, `SET LOCAL enable_material TO DEFAULT`,
+	`SET LOCAL enable_memoize TO DEFAULT`, `SET LOCAL jit TO DEFAULT`,
 }

@@ -138,7 +138,9 @@ func (t txn) MonitorClaimDue(ctx context.Context, now time.Time, limit int) ([]*
 		ms, err = monitorRows(rows)
 		return err
 	})
-	b.Queue(qClaimPlanEnd)
+	for _, q := range qClaimPlanEnd {
+		b.Queue(q)
+	}
 	if err := t.tx.SendBatch(ctx, b).Close(); err != nil {
 		return nil, err
 	}
@@ -156,24 +158,26 @@ func (t txn) SourceLock(ctx context.Context, projectID, source string) error {
 
 // DeliveryTargets reads the monitors' channels, their projects' channels,
 // and the channels with a pending delivery of the incidents.
-func (t txn) DeliveryTargets(ctx context.Context, monitorIDs, incidentIDs []string) (*plan.Targets, error) {
+func (t txn) DeliveryTargets(ctx context.Context, monitorIDs, projectIDs, incidentIDs []string) (*plan.Targets, error) {
 	out := &plan.Targets{Monitors: map[string]plan.MonitorTarget{}, Channels: map[string][]plan.ChannelTarget{},
 		Pending: map[string]map[string]bool{}}
 	b := &pgx.Batch{}
-	b.Queue(qDeliveryMonitors, monitorIDs).Query(func(rows pgx.Rows) error {
-		var (
-			id  string
-			mt  plan.MonitorTarget
-			chs []string
-		)
-		_, err := pgx.ForEachRow(rows, []any{&id, &mt.ProjectID, &chs}, func() error {
-			mt.Channels = chs
-			out.Monitors[id] = mt
-			return nil
+	if len(monitorIDs) > 0 {
+		b.Queue(qDeliveryMonitors, monitorIDs).Query(func(rows pgx.Rows) error {
+			var (
+				id  string
+				mt  plan.MonitorTarget
+				chs []string
+			)
+			_, err := pgx.ForEachRow(rows, []any{&id, &mt.ProjectID, &chs}, func() error {
+				mt.Channels = chs
+				out.Monitors[id] = mt
+				return nil
+			})
+			return err
 		})
-		return err
-	})
-	b.Queue(qDeliveryChannels, monitorIDs).Query(func(rows pgx.Rows) error {
+	}
+	b.Queue(qDeliveryChannels, projectIDs).Query(func(rows pgx.Rows) error {
 		var (
 			project string
 			c       plan.ChannelTarget

@@ -15,25 +15,39 @@ import (
 
 // deliver creates the deliveries of events in tx, which hands them to its
 // enqueue hook. Every script that records incident events calls it in the
-// same transaction.
-func (s *Scripts) deliver(ctx context.Context, tx Tx, events []*monitors.IncidentEvent) error {
+// same transaction. written are monitors the transaction has written (nil
+// for none): routing takes their channels as written instead of reading
+// them again.
+func (s *Scripts) deliver(ctx context.Context, tx Tx, events []*monitors.IncidentEvent, written []*monitors.Monitor) error {
 	if len(events) == 0 {
 		return nil
 	}
-	var monitorIDs, reminded []string
+	known := make(map[string]MonitorTarget, len(written))
+	for _, m := range written {
+		known[m.ID] = MonitorTarget{ProjectID: m.ProjectID, Channels: m.Channels}
+	}
+	var monitorIDs, projectIDs, reminded []string
 	seen := make(map[string]bool)
 	for _, e := range events {
-		if !seen[e.MonitorID] {
+		if _, ok := known[e.MonitorID]; !ok && !seen[e.MonitorID] {
 			seen[e.MonitorID] = true
 			monitorIDs = append(monitorIDs, e.MonitorID)
+		}
+		if !slices.Contains(projectIDs, e.ProjectID) {
+			projectIDs = append(projectIDs, e.ProjectID)
 		}
 		if e.Kind == monitors.EventReminder {
 			reminded = append(reminded, e.IncidentID)
 		}
 	}
-	t, err := tx.DeliveryTargets(ctx, monitorIDs, reminded)
+	t, err := tx.DeliveryTargets(ctx, monitorIDs, projectIDs, reminded)
 	if err != nil {
 		return fmt.Errorf("create deliveries: %w", err)
+	}
+	for _, e := range events {
+		if mt, ok := known[e.MonitorID]; ok {
+			t.Monitors[e.MonitorID] = mt
+		}
 	}
 	if err := s.readGroups(ctx, tx, events, t); err != nil {
 		return fmt.Errorf("create deliveries: %w", err)
@@ -178,7 +192,7 @@ func (s *Scripts) IncidentRemind(ctx context.Context, p *monitors.IncidentRemind
 		if err != nil {
 			return fmt.Errorf("remind incidents: %w", err)
 		}
-		return s.deliver(ctx, tx, send)
+		return s.deliver(ctx, tx, send, nil)
 	})
 	if err != nil {
 		return nil, err

@@ -154,7 +154,7 @@ func (s *Scripts) writeLate(ctx context.Context, tx Tx, w *WriteSet, late *lateS
 	if err := s.wakeDependents(ctx, tx, w); err != nil {
 		return err
 	}
-	return s.deliver(ctx, tx, events)
+	return s.deliver(ctx, tx, events, w.Monitors)
 }
 
 // modify loads a monitor under a lock, lets fn change it, checks that its

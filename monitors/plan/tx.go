@@ -51,9 +51,10 @@ type Tx interface {
 	SourceLock(ctx context.Context, projectID, source string) error
 	// Write writes w and returns the incident events it inserted.
 	Write(ctx context.Context, w *WriteSet) ([]*monitors.IncidentEvent, error)
-	// DeliveryTargets reads what routing needs of the monitors, and the
-	// pending deliveries of the incidents.
-	DeliveryTargets(ctx context.Context, monitorIDs, incidentIDs []string) (*Targets, error)
+	// DeliveryTargets reads what routing needs of the monitors (none when
+	// monitorIDs is empty), the channels of the projects, and the pending
+	// deliveries of the incidents.
+	DeliveryTargets(ctx context.Context, monitorIDs, projectIDs, incidentIDs []string) (*Targets, error)
 	// GroupLock serializes, until the transaction ends, the transactions
 	// that put deliveries into groups of those channels (see Route), so
 	// that replicas agree on one group; a no-op where a write transaction

@@ -194,7 +194,7 @@ const (
 	// (see plan.Route); qDeliveryPending the channels reminders skip.
 	qDeliveryMonitors = `SELECT id, project_id, channels FROM monitors WHERE id IN (SELECT value FROM json_each(?1))`
 	qDeliveryChannels = `SELECT project_id, id, kind, is_default, notify_late, group_seconds FROM channels
-		WHERE project_id IN (SELECT project_id FROM monitors WHERE id IN (SELECT value FROM json_each(?1))) ORDER BY id`
+		WHERE project_id IN (SELECT value FROM json_each(?1)) ORDER BY id`
 	qDeliveryPending = `SELECT incident_id, channel_id FROM deliveries
 		WHERE incident_id IN (SELECT value FROM json_each(?1)) AND state = 'pending'`
 	// qDeliveryInsert inserts a routed delivery, if its channel still

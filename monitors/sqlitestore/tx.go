@@ -103,9 +103,12 @@ func (t txn) SourceLock(context.Context, string, string) error { return nil }
 
 // DeliveryTargets reads the monitors' channels, their projects' channels,
 // and the channels with a pending delivery of the incidents.
-func (t txn) DeliveryTargets(ctx context.Context, monitorIDs, incidentIDs []string) (*plan.Targets, error) {
+func (t txn) DeliveryTargets(ctx context.Context, monitorIDs, projectIDs, incidentIDs []string) (*plan.Targets, error) {
 	out := &plan.Targets{Monitors: map[string]plan.MonitorTarget{}, Channels: map[string][]plan.ChannelTarget{},
 		Pending: map[string]map[string]bool{}}
+	if len(monitorIDs) == 0 {
+		monitorIDs = []string{}
+	}
 	_, err := plan.All(ctx, t, func(r plan.Row) (v struct{}, err error) {
 		var (
 			id string
@@ -126,7 +129,7 @@ func (t txn) DeliveryTargets(ctx context.Context, monitorIDs, incidentIDs []stri
 		err = r.Scan(&project, &c.ID, &c.Kind, &c.IsDefault, &c.NotifyLate, &c.GroupSeconds)
 		out.Channels[project] = append(out.Channels[project], c)
 		return v, err
-	}, qDeliveryChannels, monitorIDs)
+	}, qDeliveryChannels, projectIDs)
 	if err != nil || len(incidentIDs) == 0 {
 		return out, err
 	}
