@@ -1,10 +1,12 @@
 package pgstore_test
 
 import (
+	"context"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
@@ -16,7 +18,12 @@ import (
 )
 
 func TestStore(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) monitors.Store { return testdb.Postgres(t) }, storetest.Caps{
+	newStore := func(t *testing.T) monitors.Store {
+		s := testdb.Postgres(t)
+		t.Cleanup(func() { checkDeadlines(t, s) })
+		return s
+	}
+	storetest.Run(t, newStore, storetest.Caps{
 		ConcurrentClaims: true,
 		Reopen: func(t *testing.T, s monitors.Store) monitors.Store {
 			url := pgstore.Pool(s.(*pgstore.Store)).Config().ConnString()
@@ -32,6 +39,26 @@ func TestStore(t *testing.T) {
 			return s
 		},
 	})
+}
+
+// checkDeadlines checks, when a test of the conformance suite ends, that
+// monitor_deadlines, which triggers keep, holds one row for each monitor,
+// with its deadline, or NULL while it is paused: every path that writes
+// monitors in the suite keeps it right.
+func checkDeadlines(t *testing.T, s *pgstore.Store) {
+	// A connection of its own: the test may have closed the store.
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, pgstore.Pool(s).Config().ConnString())
+	require.NoError(t, err)
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, `SELECT coalesce(m.id, d.monitor_id) FROM monitors m
+		FULL JOIN monitor_deadlines d ON d.monitor_id = m.id
+		WHERE m.id IS NULL OR d.monitor_id IS NULL
+			OR d.due_at IS DISTINCT FROM CASE WHEN m.paused THEN NULL ELSE m.next_deadline END`)
+	require.NoError(t, err)
+	bad, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	require.NoError(t, err)
+	require.Empty(t, bad, "monitors whose row of monitor_deadlines is missing, left over or wrong")
 }
 
 // TestOneOpenIncidentInSchema checks that the database itself, not only the

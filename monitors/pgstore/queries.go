@@ -309,6 +309,18 @@ const (
 			RETURNING id, project_id, monitor_id, opened_at, summary)
 		INSERT INTO incident_events (incident_id, monitor_id, project_id, kind, at, summary)
 		SELECT id, monitor_id, project_id, 'incident.opened', opened_at, summary FROM ins`
+	// qIncidentOpenHeldMany opens held incidents of a claim, with their
+	// opened events, as qIncidentOpen does a held one: the events are
+	// recorded, not returned (they are delivered when the hold ends).
+	qIncidentOpenHeldMany = `WITH ins AS (
+			INSERT INTO incidents (id, project_id, monitor_id, kind, opened_at, summary, run_seq, held, suppressed_by)
+			SELECT u.id, u.project_id, u.monitor_id, u.kind, u.opened_at, u.summary, u.run_seq, true, nullif(u.suppressed_by, '')
+			FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::bigint[], $8::text[])
+				AS u(id, project_id, monitor_id, kind, opened_at, summary, run_seq, suppressed_by)
+			ON CONFLICT (monitor_id, kind) WHERE resolved_at IS NULL DO NOTHING
+			RETURNING id, project_id, monitor_id, opened_at, summary)
+		INSERT INTO incident_events (incident_id, monitor_id, project_id, kind, at, summary)
+		SELECT id, monitor_id, project_id, 'incident.opened', opened_at, summary FROM ins`
 	// qClaimPlan leaves the claim of due monitors one plan, the ordered
 	// walk of monitor_deadlines_due_idx joined to each monitor by its
 	// primary key, and no JIT compilation; qClaimPlanEnd puts the settings

@@ -70,15 +70,21 @@ func (t txn) Write(ctx context.Context, w *plan.WriteSet) ([]*monitors.IncidentE
 			b.Queue(qMonitorNotice, ic.MonitorID, ic.ProjectID, string(c.Event), at, c.Summary).Query(returnEvents(nil))
 		}
 	}
-	if n := len(w.Opens); n > 0 {
+	opens, held := splitHeld(w.Opens)
+	if n := len(held); n > 0 {
+		// Recorded, and not returned: a held event is delivered when the
+		// hold ends (IncidentRelease).
+		ids, projects, mids, kinds, summaries, ats, runSeqs := openArrays(held)
+		by := make([]string, n)
+		for i, ic := range held {
+			by[i] = ic.Change.SuppressedBy
+		}
+		b.Queue(qIncidentOpenHeldMany, ids, projects, mids, kinds, ats, summaries, runSeqs, by)
+	}
+	if n := len(opens); n > 0 {
 		// A burst of due monitors costs one statement per claim rather than
 		// one per incident.
-		ids, projects, mids, kinds, summaries := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-		ats, runSeqs := make([]time.Time, n), make([]int64, n)
-		for i, ic := range w.Opens {
-			ids[i], projects[i], mids[i], kinds[i], summaries[i] = ic.ID, ic.ProjectID, ic.MonitorID, string(ic.Change.Kind), ic.Change.Summary
-			ats[i], runSeqs[i] = ic.Change.At.UTC(), ic.Change.RunSeq
-		}
+		ids, projects, mids, kinds, summaries, ats, runSeqs := openArrays(opens)
 		b.Queue(qIncidentOpenMany+eventReturning, ids, projects, mids, kinds, ats, summaries, runSeqs).Query(func(rows pgx.Rows) error {
 			evs, err := eventRows(rows)
 			if err == nil && len(evs) != n {
@@ -95,6 +101,31 @@ func (t txn) Write(ctx context.Context, w *plan.WriteSet) ([]*monitors.IncidentE
 		return nil, interpret(err)
 	}
 	return events, nil
+}
+
+// splitHeld splits incidents opened by time into those not held and those
+// held, each in their order.
+func splitHeld(opens []plan.IncidentWrite) (notHeld, held []plan.IncidentWrite) {
+	for _, ic := range opens {
+		if ic.Change.Held {
+			held = append(held, ic)
+		} else {
+			notHeld = append(notHeld, ic)
+		}
+	}
+	return notHeld, held
+}
+
+// openArrays are the arguments of qIncidentOpenMany for opens.
+func openArrays(opens []plan.IncidentWrite) (ids, projects, mids, kinds, summaries []string, ats []time.Time, runSeqs []int64) {
+	n := len(opens)
+	ids, projects, mids, kinds, summaries = make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	ats, runSeqs = make([]time.Time, n), make([]int64, n)
+	for i, ic := range opens {
+		ids[i], projects[i], mids[i], kinds[i], summaries[i] = ic.ID, ic.ProjectID, ic.MonitorID, string(ic.Change.Kind), ic.Change.Summary
+		ats[i], runSeqs[i] = ic.Change.At.UTC(), ic.Change.RunSeq
+	}
+	return ids, projects, mids, kinds, summaries, ats, runSeqs
 }
 
 // queueMonitors queues the write of w's monitors, each checked to exist.

@@ -3,7 +3,9 @@ package plan
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 
 	"github.com/vigilhq/vigil/monitors"
 )
@@ -43,21 +45,80 @@ func (o overlay) note(monitorID string, iw *IncidentWrite) {
 // parents gives m the open incidents of the monitors it depends on, as the
 // transaction sees them: those committed, changed by b's overlay.
 func (s *Scripts) parents(ctx context.Context, db DB, b *builder, m *monitors.Monitor) error {
+	ps := parentSet{s: s, db: db}
+	return ps.set(ctx, b, m)
+}
+
+// parentSet reads the committed open incidents of the monitors that
+// monitors depend on, for many monitors in one query (a claim's), and
+// gives each monitor its parents as parents does.
+type parentSet struct {
+	s  *Scripts
+	db DB
+	// read are the monitors whose open incidents open holds, oldest
+	// first.
+	read map[string]bool
+	open []monitors.ParentIncident
+}
+
+// load reads the open incidents of the monitors that ms depend on, in
+// one query, unless they were read already. It must come before the
+// transaction writes incidents: set reads the transaction's own changes
+// through the overlay.
+func (ps *parentSet) load(ctx context.Context, ms []*monitors.Monitor) error {
+	missing := false
+	for _, m := range ms {
+		for _, dep := range m.DependsOn {
+			missing = missing || !ps.read[dep]
+		}
+	}
+	if !missing {
+		return nil
+	}
+	// Read those read before again with the new ones, so that the list
+	// stays in the query's order (oldest first).
+	ids := slices.Collect(maps.Keys(ps.read))
+	for _, m := range ms {
+		for _, dep := range m.DependsOn {
+			if !ps.read[dep] && !slices.Contains(ids, dep) {
+				ids = append(ids, dep)
+			}
+		}
+	}
+	open, err := All(ctx, ps.db, func(r Row) (p monitors.ParentIncident, err error) {
+		return p, r.Scan(&p.MonitorID, &p.IncidentID, &p.Kind)
+	}, ps.s.Q.ParentIncidents, ids)
+	if err != nil {
+		return fmt.Errorf("read the incidents of the monitors %s depend on: %w", strings.Join(ids, ", "), err)
+	}
+	if ps.read == nil {
+		ps.read = make(map[string]bool, len(ids))
+	}
+	for _, id := range ids {
+		ps.read[id] = true
+	}
+	ps.open = open
+	return nil
+}
+
+// set gives m its parents: the open incidents read, changed by b's
+// overlay.
+func (ps *parentSet) set(ctx context.Context, b *builder, m *monitors.Monitor) error {
 	m.Parents = nil
 	if len(m.DependsOn) == 0 {
 		return nil
 	}
-	ps, err := All(ctx, db, func(r Row) (p monitors.ParentIncident, err error) {
-		return p, r.Scan(&p.MonitorID, &p.IncidentID, &p.Kind)
-	}, s.Q.ParentIncidents, m.DependsOn)
-	if err != nil {
-		return fmt.Errorf("read the incidents of the monitors %s depends on: %w", m.ID, err)
+	if err := ps.load(ctx, []*monitors.Monitor{m}); err != nil {
+		return err
 	}
 	var ov overlay
 	if b != nil {
 		ov = b.overlay
 	}
-	for _, p := range ps {
+	for _, p := range ps.open {
+		if !slices.Contains(m.DependsOn, p.MonitorID) {
+			continue
+		}
 		if id, ok := ov[p.MonitorID][p.Kind]; ok && id != p.IncidentID {
 			continue // ended (or replaced) in this transaction
 		}

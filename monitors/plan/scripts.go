@@ -115,11 +115,11 @@ func (b *builder) change(m *monitors.Monitor, tr *monitors.Transition, ping *mon
 }
 
 // onlyOpens reports whether every incident change of tr opens an incident,
-// so that they can be written with the others of a claim at once: order
-// matters only between changes to one incident.
+// held or not, so that they can be written with the others of a claim at
+// once: order matters only between changes to one incident.
 func onlyOpens(tr *monitors.Transition) bool {
 	for _, ic := range tr.Incidents {
-		if ic.Op != monitors.IncidentOpen || ic.Held {
+		if ic.Op != monitors.IncidentOpen {
 			return false
 		}
 	}
@@ -397,13 +397,20 @@ func (s *Scripts) MonitorEvaluateDue(ctx context.Context, p *monitors.EvaluateDu
 		)
 		maint := windows{s: s, tx: tx}
 		late := &lateSet{s: s, tx: tx}
+		// The parents' open incidents of the whole claim in one query; the
+		// claim writes nothing before its end, and its own changes are
+		// read through the builder's overlay.
+		parents := parentSet{s: s, db: tx}
+		if err := parents.load(ctx, ms); err != nil {
+			return err
+		}
 		for _, m := range dependencyOrder(ms) {
 			due := *m.NextDeadlineAt
 			hold := m.State.Hold
 			if err := maint.set(ctx, m, p.Now); err != nil {
 				return err
 			}
-			if err := s.parents(ctx, tx, &b, m); err != nil {
+			if err := parents.set(ctx, &b, m); err != nil {
 				return err
 			}
 			if err := late.set(ctx, m); err != nil {

@@ -134,7 +134,8 @@ type WriteSet struct {
 	// incident without one; a notice writes a monitor event (no incident).
 	Incidents []IncidentWrite
 	// Opens are incidents opened by time, all new, written after
-	// Incidents; the store may write them in one statement.
+	// Incidents; the store may write them in one statement (and the held
+	// ones, whose events it does not return, in another).
 	Opens []IncidentWrite
 }
 

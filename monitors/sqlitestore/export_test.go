@@ -5,6 +5,12 @@ import (
 	"database/sql"
 )
 
+// The bounds of the PASSIVE checkpoints run before a RESTART one.
+const (
+	CatchUpRounds = catchUpRounds
+	CatchUpFrames = catchUpFrames
+)
+
 // Path returns the file s was opened on.
 func Path(s *Store) string { return s.path }
 
@@ -17,6 +23,14 @@ func Writer(s *Store) *sql.DB { return s.w }
 func Checkpoint(s *Store) (frames int, restarted bool, err error) {
 	r, err := s.ckpt.checkpoint(context.Background())
 	return r.Frames, r.Restarted, err
+}
+
+// CheckpointRounds runs one checkpoint as Checkpoint does and returns how
+// many PASSIVE checkpoints ran, the frames the last of them copied, and
+// whether a RESTART one ran and was kept from finishing.
+func CheckpointRounds(s *Store) (passive, copied int, restarted, busy bool, err error) {
+	r, err := s.ckpt.checkpoint(context.Background())
+	return r.Passive, r.Copied, r.Restarted, r.Busy, err
 }
 
 // SetRestartFrames sets the WAL size, in frames, past which a checkpoint

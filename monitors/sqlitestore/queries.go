@@ -85,6 +85,11 @@ const (
 				JOIN projects p ON p.ping_key = k.value ->> 0
 				JOIN monitors m ON m.project_id = p.id AND m.slug = k.value ->> 1)
 		ORDER BY id`
+	// qMonitorLockByKeys is qMonitorLockBatch for a batch that names its
+	// monitors by ping key only, the usual one: one index lookup per
+	// monitor. The IN list is a set, so a key named twice yields its
+	// monitor once.
+	qMonitorLockByKeys = `SELECT ` + monitorCols + ` FROM monitors WHERE ping_key IN (SELECT value FROM json_each(?1))`
 	// qMonitorClaimDue claims due monitors. No SKIP LOCKED: SQLite has one
 	// writer, and this runs in a write transaction, so no one else can
 	// claim or change these rows until it commits.
@@ -98,11 +103,12 @@ const (
 	pingCols = `id, monitor_id, kind, at, rid, attempt, retry_at, exit_code, duration_ms, body, body_truncated,
 		remote_addr, user_agent, scheduled_at`
 	// qPingInsert inserts many pings in one statement, one row of
-	// qPingInsertRow each. IDs grow in row order (AUTOINCREMENT gives each
-	// new row an ID above any before it), so the sorted IDs returned are
-	// the rows' IDs in order.
+	// qPingInsertRow each. AUTOINCREMENT gives each new row the ID after
+	// the largest there ever was, so the n rows of one statement (pings has
+	// no trigger to insert between them) take the n IDs that end with the
+	// last inserted rowid, in row order.
 	qPingInsert = `INSERT INTO pings (monitor_id, kind, at, rid, attempt, retry_at, exit_code, duration_ms,
-		body, body_truncated, remote_addr, user_agent, scheduled_at) VALUES %s RETURNING id`
+		body, body_truncated, remote_addr, user_agent, scheduled_at) VALUES %s`
 	qPingInsertRow      = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	qPingCountByMonitor = `SELECT p.monitor_id, count(*) FROM pings p JOIN monitors m ON m.id = p.monitor_id
 		WHERE m.project_id = ?1 AND p.monitor_id IN (SELECT value FROM json_each(?2)) GROUP BY p.monitor_id`
@@ -352,6 +358,7 @@ const (
 // statements are the hot path's statements, prepared once on the writer.
 type statements struct {
 	monitorLockBatch *sql.Stmt
+	monitorLockKeys  *sql.Stmt
 	projectIDsByKey  *sql.Stmt
 	monitorUpdate    *sql.Stmt
 	incidentOpen     *sql.Stmt
@@ -384,6 +391,7 @@ func prepare(ctx context.Context, db *sql.DB) (*statements, error) {
 		q   string
 	}{
 		{&st.monitorLockBatch, qMonitorLockBatch},
+		{&st.monitorLockKeys, qMonitorLockByKeys},
 		{&st.projectIDsByKey, qProjectIDsByPingKey},
 		{&st.monitorUpdate, qMonitorUpdate},
 		{&st.incidentOpen, qIncidentOpen},
@@ -402,7 +410,7 @@ func prepare(ctx context.Context, db *sql.DB) (*statements, error) {
 
 func (st *statements) close() error {
 	var errs []error
-	for _, s := range []*sql.Stmt{st.monitorLockBatch, st.projectIDsByKey, st.monitorUpdate,
+	for _, s := range []*sql.Stmt{st.monitorLockBatch, st.monitorLockKeys, st.projectIDsByKey, st.monitorUpdate,
 		st.incidentOpen, st.incidentUpdate, st.incidentResolve, st.eventInsert} {
 		if s != nil {
 			errs = append(errs, s.Close())
