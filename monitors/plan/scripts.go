@@ -135,8 +135,9 @@ func (b *builder) done() *WriteSet {
 	return &b.w
 }
 
-// write writes w in tx, then routes and inserts the deliveries of the
-// events it recorded. Every script that changes monitors ends with it.
+// write writes w (from builder.done) in tx, then routes and inserts the
+// deliveries of the events it recorded. Every script that changes
+// monitors ends with it.
 func (s *Scripts) write(ctx context.Context, tx Tx, w *WriteSet) error {
 	return s.writeLate(ctx, tx, w, &lateSet{s: s, tx: tx})
 }
@@ -613,14 +614,21 @@ func (s *Scripts) pingPruneCount(ctx context.Context, p *monitors.PingPruneParam
 				q, what string
 				cutoff  *int64
 			}{{s.Q.PingPrune, "pings", c.ping}, {s.Q.RunPrune, "runs", c.run}} {
+				var pruned int64
 				for k.cutoff != nil {
 					n, err := s.w().Exec(ctx, k.q, c.monitorID, *k.cutoff, pruneDeleteChunk)
 					deleted += n
+					pruned += n
 					if err != nil {
 						return deleted, fmt.Errorf("prune %s of monitor %s: %w", k.what, c.monitorID, err)
 					}
 					if n < pruneDeleteChunk {
 						break
+					}
+				}
+				if pruned > 0 && k.what == "runs" {
+					if _, err := s.w().Exec(ctx, s.Q.RunPruned, c.monitorID); err != nil {
+						return deleted, fmt.Errorf("count the pruning of the runs of monitor %s: %w", c.monitorID, err)
 					}
 				}
 			}

@@ -42,3 +42,6 @@ func SetRestartFrames(s *Store, n int) { s.ckpt.restartFrames = n }
 func CachedStatements(s *Store) (reader, writer int) {
 	return s.rStmts.stmts.Len(), s.wStmts.stmts.Len()
 }
+
+// RowVersionCols are the columns a monitor row's version hashes.
+const RowVersionCols = rowVersionCols

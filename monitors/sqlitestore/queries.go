@@ -15,6 +15,34 @@ import (
 var qMonitorCountByStatus = `SELECT CASE WHEN ` + monitors.LateSQL("?1") + ` THEN 'late' ELSE status END,
 	count(*) FROM monitors GROUP BY 1`
 
+// qMonitorPageCounts counts a project's monitors by their status at ?2
+// (StatusAtSQL), with the earliest instant after ?2 at which one turns
+// late.
+var qMonitorPageCounts = `SELECT ` + monitors.StatusAtSQL("?2") + `, count(*),
+	min(next_expected_at) FILTER (WHERE status = 'up' AND next_expected_at > ?2)
+	FROM monitors WHERE project_id = ?1 GROUP BY 1`
+
+// rowVersionCols are all the columns of monitors
+// (TestRowVersionCoversEveryColumn): with the count of its run prunings,
+// the input of a row's version.
+const rowVersionCols = monitorCols + `, status, last_ping_at, next_expected_at, person_fields`
+
+// rowVersionArgs are the arguments of vigil_row_version and vigil_marker
+// for monitor m, r its monitor_runs_pruned row.
+var rowVersionArgs = prefixed("m.", rowVersionCols) + ", r.n"
+
+var (
+	// qMonitorListMarker: see Store.MonitorListMarker.
+	qMonitorListMarker = `SELECT vigil_marker(` + rowVersionArgs + `)
+		FROM monitors AS m LEFT JOIN monitor_runs_pruned AS r ON r.monitor_id = m.id WHERE m.project_id = ?1`
+)
+
+const (
+	qMonitorPageTags = `SELECT DISTINCT j.value FROM monitors AS m, json_each(m.tags) AS j WHERE m.project_id = ?1`
+	qRunPruned       = `INSERT INTO monitor_runs_pruned (monitor_id, n) VALUES (?1, 1)
+		ON CONFLICT (monitor_id) DO UPDATE SET n = n + 1`
+)
+
 // The store's SQL. pgstore has a query of the same name for each, so the two
 // can be read side by side. SQLite differs in three ways that matter here:
 // it has one writer, so there is no FOR UPDATE or SKIP LOCKED (a write
@@ -493,7 +521,7 @@ var queries = plan.Queries{
 	PersonFieldsSet: qMonitorPersonFieldsSet, SourceMonitors: qMonitorSyncLock,
 
 	PingList: qPingList, RunList: qRunList, RunListRecent: qRunListRecent, RunBriefList: qRunBriefList, PingPruneCutoffs: qPingPruneCutoffs,
-	PingPrune: qPingPrune, RunPrune: qRunPrune, PingCountByMonitor: qPingCountByMonitor,
+	PingPrune: qPingPrune, RunPrune: qRunPrune, RunPruned: qRunPruned, PingCountByMonitor: qPingCountByMonitor,
 
 	IncidentGet: qIncidentGet, IncidentList: qIncidentList, IncidentExists: qIncidentExists,
 	IncidentEventList: qIncidentEventList, IncidentCountByKind: qIncidentCountByKind,

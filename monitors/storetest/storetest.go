@@ -91,6 +91,7 @@ func Run(t *testing.T, newStore func(t *testing.T) monitors.Store, caps Caps) {
 	runAPI(t, newStore)
 	runDelivery(t, newStore)
 	runWeb(t, newStore)
+	runListPage(t, newStore)
 	runLifecycle(t, newStore, caps)
 	runUptime(t, newStore)
 	runReports(t, newStore)
