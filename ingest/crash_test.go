@@ -72,16 +72,41 @@ func loadSetup(t *testing.T, dbURL, hookURL string) (*monitors.Project, []*monit
 	return prj, ms
 }
 
+// pingLoad is a load that load started.
+type pingLoad struct {
+	// wait returns the acknowledged pings once every worker has ended.
+	wait func() []acked
+	// acked is closed once enough pings are acknowledged (see load).
+	acked chan struct{}
+}
+
+// awaitAcked waits until the load has had its pings acknowledged, so that
+// a crash or a stop falls in the middle of a load that is running, however
+// slow the machine is.
+func (l pingLoad) awaitAcked(t *testing.T) {
+	t.Helper()
+	select {
+	case <-l.acked:
+	case <-time.After(15 * time.Second):
+		t.Fatalf("fewer than %d pings acknowledged in 15 s", loadAcked)
+	}
+}
+
+// loadAcked is how many acknowledged pings make a load that ran.
+const loadAcked = 150
+
 // load drives pings at p from many connections until stop is closed or
 // 20 s have passed; each worker ends at its first failed request (the
-// process is gone). It returns the acknowledged pings when all have ended.
-func load(t *testing.T, p *vigilproc.Proc, ms []*monitors.Monitor, stop <-chan struct{}) func() []acked {
+// process is gone). Its acked channel is closed at the loadAcked-th
+// acknowledged ping.
+func load(t *testing.T, p *vigilproc.Proc, ms []*monitors.Monitor, stop <-chan struct{}) pingLoad {
 	const workers = 12
 	var (
 		mu      sync.Mutex
 		ok      []acked
 		refused int
 		wg      sync.WaitGroup
+		l       = pingLoad{acked: make(chan struct{})}
 	)
 	loadStart := time.Now()
 	for w := range workers {
@@ -105,6 +130,9 @@ func load(t *testing.T, p *vigilproc.Proc, ms []*monitors.Monitor, stop <-chan s
 				mu.Lock()
 				if res.StatusCode == http.StatusOK {
 					ok = append(ok, acked{mi, rid})
+					if len(ok) == loadAcked {
+						close(l.acked)
+					}
 				} else {
 					refused++
 				}
@@ -112,11 +140,12 @@ func load(t *testing.T, p *vigilproc.Proc, ms []*monitors.Monitor, stop <-chan s
 			}
 		})
 	}
-	return func() []acked {
+	l.wait = func() []acked {
 		wg.Wait()
 		t.Logf("%d pings acknowledged (%d refused)", len(ok), refused)
 		return ok
 	}
+	return l
 }
 
 // requireStored checks that every acknowledged ping, and every rid of
@@ -154,12 +183,12 @@ func requireStored(t *testing.T, dbURL string, prj *monitors.Project, ms []*moni
 func crashTest(t *testing.T, bin, dbURL string) {
 	prj, ms := loadSetup(t, dbURL, "")
 	p := vigilproc.Start(t, bin, dbURL)
-	wait := load(t, p, ms, nil)
-	time.Sleep(1500 * time.Millisecond) // the load runs; then the crash
+	l := load(t, p, ms, nil)
+	l.awaitAcked(t) // the load runs; then the crash
 	require.NoError(t, p.Cmd.Process.Signal(syscall.SIGKILL))
 	<-p.Done
-	ok := wait()
-	require.Greater(t, len(ok), 100, "the load ran before the crash")
+	ok := l.wait()
+	require.GreaterOrEqual(t, len(ok), loadAcked, "the load ran before the crash")
 
 	// The restarted server finds every acknowledged ping, and takes more.
 	p2 := vigilproc.Start(t, bin, dbURL)
@@ -199,13 +228,13 @@ func TestSIGTERMUnderLoad(t *testing.T) {
 			prj, ms := loadSetup(t, dbURL, hook.URL)
 			p := vigilproc.Start(t, bin, dbURL, "VIGIL_ALLOW_PRIVATE_TARGETS=true")
 			stop := make(chan struct{})
-			wait := load(t, p, ms, stop)
+			l := load(t, p, ms, stop)
 			select {
 			case <-inFlight: // failures opened incidents; their sends hang
 			case <-time.After(20 * time.Second):
 				t.Fatal("no notification was sent")
 			}
-			time.Sleep(time.Second)
+			l.awaitAcked(t)
 			sent := time.Now()
 			require.NoError(t, p.Cmd.Process.Signal(syscall.SIGTERM))
 			select {
@@ -215,10 +244,10 @@ func TestSIGTERMUnderLoad(t *testing.T) {
 			}
 			took := time.Since(sent)
 			close(stop)
-			ok := wait()
+			ok := l.wait()
 			t.Logf("exited %s after SIGTERM with %d notifications in flight", took.Round(time.Millisecond), len(inFlight)+1)
 			require.Less(t, took, 25*time.Second)
-			require.Greater(t, len(ok), 100, "the load ran before SIGTERM")
+			require.GreaterOrEqual(t, len(ok), loadAcked, "the load ran before SIGTERM")
 			require.True(t, p.Cmd.ProcessState.Exited(), "exited, not killed")
 			requireStored(t, dbURL, prj, ms, ok)
 		})
