@@ -3,6 +3,7 @@ package monitors
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 )
@@ -249,6 +250,39 @@ func (m *Monitor) StatusAt(now time.Time) Status {
 // placeholder of the current time. Both stores filter and count with it.
 func LateSQL(now string) string {
 	return "(status = 'up' AND next_expected_at <= " + now + ")"
+}
+
+// StatusAtSQL is StatusAt as an SQL expression on the monitors table
+// (status is State.Status), with now the placeholder of the current time:
+// the status users see.
+func StatusAtSQL(now string) string {
+	return "(CASE WHEN " + LateSQL(now) + " THEN 'late' ELSE status END)"
+}
+
+// ListOrder is the order in which the monitor list counts, filters and
+// sorts statuses: the ones that need a person first.
+var ListOrder = []Status{StatusDown, StatusLate, StatusRetrying, StatusRunning, StatusUp, StatusNew,
+	StatusPaused, StatusUndeclared}
+
+// ListRank is the place of st in ListOrder; a status not in it comes
+// after them all.
+func ListRank(st Status) int {
+	if i := slices.Index(ListOrder, st); i >= 0 {
+		return i
+	}
+	return len(ListOrder)
+}
+
+// ListRankSQL is ListRank of StatusAtSQL(now), as an SQL expression: the
+// list's order is ListRankSQL, then name, then ID.
+func ListRankSQL(now string) string {
+	var b strings.Builder
+	b.WriteString("(CASE " + StatusAtSQL(now))
+	for i, st := range ListOrder {
+		fmt.Fprintf(&b, " WHEN '%s' THEN %d", st, i)
+	}
+	fmt.Fprintf(&b, " ELSE %d END)", len(ListOrder))
+	return b.String()
 }
 
 // StatusSQL returns the SQL condition that keeps the monitors whose status

@@ -215,6 +215,17 @@ type Store interface {
 	// of each run (its outcome and duration), read in one small row per
 	// monitor.
 	RunBriefList(ctx context.Context, p *RunListRecentParams) (map[string][]RunBrief, error)
+	// MonitorListPage returns a page of the project's monitor list with its
+	// counts by status, tags and number of matches, filtered, ordered and
+	// cut in the database: only the page's monitors are loaded.
+	MonitorListPage(ctx context.Context, p *MonitorPageParams) (*MonitorPage, error)
+	// MonitorListMarker returns a text that changes whenever one of the
+	// project's monitors is added, deleted or written, or its runs are
+	// (see [MonitorPage].Versions), read without loading the monitors.
+	// Equal markers mean the same monitors with the same rows and runs,
+	// whatever the time: what depends on the time (late) is the caller's
+	// to judge.
+	MonitorListMarker(ctx context.Context, projectID string) (string, error)
 
 	// == lifecycle ==
 

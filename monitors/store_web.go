@@ -87,3 +87,48 @@ type RunListRecentParams struct {
 	// PerMonitor is how many of the newest runs of each monitor to return.
 	PerMonitor int
 }
+
+// MonitorPageParams are the inputs of [Store.MonitorListPage].
+type MonitorPageParams struct {
+	ProjectID string
+	// Now is the time the statuses are judged at ([Monitor.StatusAt]).
+	Now time.Time
+	// Status keeps only the monitors with this status at Now; empty for
+	// any.
+	Status Status
+	// Tag keeps only the monitors with this tag; empty for any.
+	Tag string
+	// Query keeps only the monitors whose name, slug or one of whose tags
+	// contains it, in lower case and compared in lower case (Unicode, as
+	// Go's strings.ToLower); empty for any.
+	Query string
+	// Limit and Offset cut the page out of the monitors that pass the
+	// filters, in the list's order: ListRank of the status at Now, then
+	// name, then ID. A Limit of 0 or less returns them all.
+	Limit, Offset int
+}
+
+// MonitorPage is one page of a project's monitor list, as
+// [Store.MonitorListPage] computes it without loading the other monitors.
+type MonitorPage struct {
+	// Total is how many monitors the project has; Counts counts them by
+	// their status at Now (all of them, not only those that pass the
+	// filters), and Tags are their distinct tags, sorted.
+	Total  int
+	Counts map[Status]int
+	Tags   []string
+	// Matched is how many monitors pass the filters.
+	Matched int
+	// Monitors are the page, in the list's order.
+	Monitors []*Monitor
+	// Versions[i] is the version of Monitors[i]'s row: it changes whenever
+	// the row is written (a ping, the time, a person, a restore) or the
+	// monitor's runs are, pruning included. Within one store, an equal
+	// version means the same monitor and the same runs.
+	Versions []string
+	// LateAt is the earliest instant after Now at which a monitor of the
+	// project turns late by time alone (its expected time); zero when
+	// none would. Until then, and while MonitorListMarker does not change,
+	// Counts, Matched and the page stay as they are.
+	LateAt time.Time
+}

@@ -1,5 +1,5 @@
 package web
 
-// ForgetRows empties the monitor list's cache of rendered rows, so that a
+// ForgetRows empties the monitor list's caches (rows, sparklines, pages), so that a
 // benchmark can measure a refresh in which every row changed.
-func (h *Handler) ForgetRows() { h.rowCache.rows.Purge() }
+func (h *Handler) ForgetRows() { h.rowCache.purge() }

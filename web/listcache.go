@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"html/template"
 	"strings"
+	"time"
 
 	lru "github.com/hashicorp/golang-lru/v2"
+
+	"github.com/vigilhq/vigil/monitors"
 )
 
 // rowCacheSize bounds the rendered rows the monitor list keeps: a few
@@ -20,16 +23,64 @@ const rowCacheSize = 4096
 // rows that changed since the last one: the others cost a map look-up. A
 // row's text changes with time (its relative times), and then its key
 // does too.
+//
+// It also keeps, beside the rows, the sparklines by monitor row version
+// (sparks: a row whose version did not change has the same runs, see
+// monitors.MonitorPage.Versions, so its runs are not read again), and the
+// last pages of the list as the store computed them (pages), each with
+// the store's marker at the time: while the marker is the same and no
+// monitor turned late, a refresh draws the page again from what it keeps
+// and reads nothing but the marker.
 type rowCache struct {
-	rows *lru.Cache[string, template.HTML]
+	rows   *lru.Cache[string, template.HTML]
+	sparks *lru.Cache[string, template.HTML]
+	pages  *lru.Cache[string, *listEntry]
 }
 
+// listPagesKept bounds the pages of the list kept: each holds up to
+// listPage monitors.
+const listPagesKept = 32
+
 func newRowCache() (*rowCache, error) {
-	c, err := lru.New[string, template.HTML](rowCacheSize)
+	rows, err := lru.New[string, template.HTML](rowCacheSize)
 	if err != nil {
 		return nil, fmt.Errorf("web: row cache: %w", err)
 	}
-	return &rowCache{rows: c}, nil
+	sparks, err := lru.New[string, template.HTML](rowCacheSize)
+	if err != nil {
+		return nil, fmt.Errorf("web: sparkline cache: %w", err)
+	}
+	pages, err := lru.New[string, *listEntry](listPagesKept)
+	if err != nil {
+		return nil, fmt.Errorf("web: list page cache: %w", err)
+	}
+	return &rowCache{rows: rows, sparks: sparks, pages: pages}, nil
+}
+
+// purge forgets everything kept.
+func (c *rowCache) purge() {
+	c.rows.Purge()
+	c.sparks.Purge()
+	c.pages.Purge()
+}
+
+// listEntry is a page of the list as the store computed it at At, with
+// the sparkline of each of its monitors, and the store's marker read
+// before it was computed.
+type listEntry struct {
+	Marker string
+	At     time.Time
+	Page   *monitors.MonitorPage
+	// PageNo is the page it is, of Pages.
+	PageNo, Pages int
+	Sparks        []template.HTML
+}
+
+// validAt says whether e is still what the store would compute at now
+// when its marker is marker: the same rows and runs, and no monitor
+// turned late since (the only change of the list that time alone makes).
+func (e *listEntry) validAt(marker string, now time.Time) bool {
+	return e.Marker == marker && !now.Before(e.At) && (e.Page.LateAt.IsZero() || now.Before(e.Page.LateAt))
 }
 
 // renderRow returns row r as the "row" template of the monitors page draws

@@ -27,11 +27,6 @@ const (
 	pageIncidents = 20
 )
 
-// statusOrder is the order statuses are counted and filtered in: the ones
-// that need a person first.
-var statusOrder = []monitors.Status{monitors.StatusDown, monitors.StatusLate, monitors.StatusRetrying,
-	monitors.StatusRunning, monitors.StatusUp, monitors.StatusNew, monitors.StatusPaused, monitors.StatusUndeclared}
-
 // monitorRow is a monitor as the list shows it.
 type monitorRow struct {
 	ID, Name, Slug string
@@ -68,10 +63,10 @@ func (r *monitorRow) AdviceText() string {
 	return strings.Join(monitors.AdviceStrings(r.Advice), "\n")
 }
 
-func (h *Handler) monitorRow(v *viewer, m *monitors.Monitor, runs []monitors.RunBrief) *monitorRow {
+func (h *Handler) monitorRow(v *viewer, m *monitors.Monitor, spark template.HTML) *monitorRow {
 	st := m.StatusAt(v.Now)
 	r := &monitorRow{ID: m.ID, Name: m.Name, Slug: m.Slug, Tags: m.Tags, Status: st,
-		LastPing: v.when(m.State.LastPingAt), LastKind: m.State.LastPingKind, Spark: sparkline(runs),
+		LastPing: v.when(m.State.LastPingAt), LastKind: m.State.LastPingKind, Spark: spark,
 		Advice: h.adviser.Advise(m, v.Now)}
 	if m.Snoozed(v.Now) {
 		r.Snoozed = v.whenPtr(m.SnoozedUntil)
@@ -185,70 +180,20 @@ func (h *Handler) monitorList(c echo.Context) error {
 		}
 		pageNo = n
 	}
-	all, err := h.store.MonitorList(ctx, &monitors.MonitorListParams{ProjectID: v.Project.ID, Now: v.Now})
+	d := &listData{Q: strings.TrimSpace(c.QueryParam("q")), Status: c.QueryParam("status"), Tag: c.QueryParam("tag")}
+	e, err := h.listEntry(ctx, v, d, pageNo)
 	if err != nil {
 		return err
 	}
-	d := &listData{Q: strings.TrimSpace(c.QueryParam("q")), Status: c.QueryParam("status"), Tag: c.QueryParam("tag"),
-		Total: len(all)}
-	counts := make(map[monitors.Status]int)
-	tags := make(map[string]bool)
-	q := strings.ToLower(d.Q)
-	rank := make(map[monitors.Status]int, len(statusOrder))
-	for i, st := range statusOrder {
-		rank[st] = i
+	d.Total, d.Matched, d.Tags = e.Page.Total, e.Page.Matched, e.Page.Tags
+	for _, st := range monitors.ListOrder {
+		d.Counts = append(d.Counts, statusCount{st, e.Page.Counts[st]})
 	}
-	type shownMonitor struct {
-		m    *monitors.Monitor
-		rank int
-	}
-	var shown []shownMonitor
-	for _, m := range all {
-		st := m.StatusAt(v.Now)
-		counts[st]++
-		for _, t := range m.Tags {
-			tags[t] = true
-		}
-		if d.Status != "" && string(st) != d.Status {
-			continue
-		}
-		if d.Tag != "" && !slices.Contains(m.Tags, d.Tag) {
-			continue
-		}
-		if q != "" && !matches(m, q) {
-			continue
-		}
-		r, ok := rank[st]
-		if !ok {
-			r = len(statusOrder)
-		}
-		shown = append(shown, shownMonitor{m, r})
-	}
-	for _, st := range statusOrder {
-		d.Counts = append(d.Counts, statusCount{st, counts[st]})
-	}
-	for t := range tags {
-		d.Tags = append(d.Tags, t)
-	}
-	slices.Sort(d.Tags)
-	// The ones that need a person first, then by name (the store's order).
-	slices.SortStableFunc(shown, func(a, b shownMonitor) int { return cmp.Compare(a.rank, b.rank) })
-	d.Matched = len(shown)
-	d.Pages = max(1, (len(shown)+listPage-1)/listPage)
-	d.Page = min(pageNo, d.Pages)
+	d.Page, d.Pages = e.PageNo, e.Pages
 	first := (d.Page - 1) * listPage
-	shown = shown[first:min(first+listPage, len(shown))]
-	d.From, d.To = first+1, first+len(shown)
-	ids := make([]string, len(shown))
-	for i, s := range shown {
-		ids[i] = s.m.ID
-	}
-	runs, err := h.store.RunBriefList(ctx, &monitors.RunListRecentParams{ProjectID: v.Project.ID, MonitorIDs: ids, PerMonitor: sparkRuns})
-	if err != nil {
-		return err
-	}
-	for _, s := range shown {
-		row := h.monitorRow(v, s.m, runs[s.m.ID])
+	d.From, d.To = first+1, first+len(e.Page.Monitors)
+	for i, m := range e.Page.Monitors {
+		row := h.monitorRow(v, m, e.Sparks[i])
 		html, err := h.renderRow(row)
 		if err != nil {
 			return err
@@ -316,16 +261,73 @@ func etagMatches(header, tag string) bool {
 	return false
 }
 
-func matches(m *monitors.Monitor, q string) bool {
-	if strings.Contains(strings.ToLower(m.Name), q) || strings.Contains(m.Slug, q) {
-		return true
+// listEntry returns the page pageNo of the list that d's filters ask
+// for: kept from an earlier refresh while the store's marker says that
+// nothing it shows changed (listEntry.validAt), or else computed by the
+// store, with the sparklines of the monitors whose rows changed read
+// again. A page past the last is the last.
+func (h *Handler) listEntry(ctx context.Context, v *viewer, d *listData, pageNo int) (*listEntry, error) {
+	// The marker is read before the page: a write between the two makes
+	// the kept page newer than its marker, which costs the next refresh a
+	// reload, never a stale page.
+	marker, err := h.store.MonitorListMarker(ctx, v.Project.ID)
+	if err != nil {
+		return nil, err
 	}
-	for _, t := range m.Tags {
-		if strings.Contains(strings.ToLower(t), q) {
-			return true
+	key := strings.Join([]string{v.Project.ID, d.Q, d.Status, d.Tag, strconv.Itoa(pageNo)}, "\x00")
+	if e, ok := h.rowCache.pages.Get(key); ok && e.validAt(marker, v.Now) {
+		return e, nil
+	}
+	p := &monitors.MonitorPageParams{ProjectID: v.Project.ID, Now: v.Now, Status: monitors.Status(d.Status), Tag: d.Tag,
+		Query: d.Q, Limit: listPage, Offset: (pageNo - 1) * listPage}
+	page, err := h.store.MonitorListPage(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	e := &listEntry{Marker: marker, At: v.Now, Page: page, Pages: max(1, (page.Matched+listPage-1)/listPage)}
+	e.PageNo = min(pageNo, e.Pages)
+	if e.PageNo != pageNo {
+		p.Offset = (e.PageNo - 1) * listPage
+		if e.Page, err = h.store.MonitorListPage(ctx, p); err != nil {
+			return nil, err
+		}
+		e.Pages = max(1, (e.Page.Matched+listPage-1)/listPage)
+	}
+	if e.Sparks, err = h.sparklines(ctx, v, e.Page); err != nil {
+		return nil, err
+	}
+	h.rowCache.pages.Add(key, e)
+	return e, nil
+}
+
+// sparklines draws the recent runs of the page's monitors, reading only
+// those of monitors whose row version is not among the sparklines kept.
+func (h *Handler) sparklines(ctx context.Context, v *viewer, page *monitors.MonitorPage) ([]template.HTML, error) {
+	out := make([]template.HTML, len(page.Monitors))
+	keys := make([]string, len(page.Monitors))
+	var missing []string
+	for i, m := range page.Monitors {
+		keys[i] = m.ID + "\x00" + page.Versions[i]
+		if spark, ok := h.rowCache.sparks.Get(keys[i]); ok {
+			out[i] = spark
+			continue
+		}
+		missing = append(missing, m.ID)
+	}
+	if len(missing) == 0 {
+		return out, nil
+	}
+	runs, err := h.store.RunBriefList(ctx, &monitors.RunListRecentParams{ProjectID: v.Project.ID, MonitorIDs: missing, PerMonitor: sparkRuns})
+	if err != nil {
+		return nil, err
+	}
+	for i, m := range page.Monitors {
+		if out[i] == "" {
+			out[i] = sparkline(runs[m.ID])
+			h.rowCache.sparks.Add(keys[i], out[i])
 		}
 	}
-	return false
+	return out, nil
 }
 
 // loadMonitor returns a monitor of one of the viewer's projects, and makes
@@ -494,7 +496,7 @@ func (h *Handler) monitorPageData(ctx context.Context, v *viewer, m *monitors.Mo
 	if err != nil {
 		return nil, err
 	}
-	d := &monitorPageData{M: m, Row: h.monitorRow(v, m, runBriefs(runs)),
+	d := &monitorPageData{M: m, Row: h.monitorRow(v, m, sparkline(runBriefs(runs))),
 		PingURL: h.baseURL + "/ping/" + m.PingKey,
 		SlugURL: h.baseURL + "/ping/" + v.Project.PingKey + "/" + m.Slug,
 	}

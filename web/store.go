@@ -25,6 +25,8 @@ type Store interface {
 	IncidentList(ctx context.Context, p *monitors.IncidentListParams) ([]*monitors.Incident, error)
 	MonitorGet(ctx context.Context, projectID, id string) (*monitors.Monitor, error)
 	MonitorList(ctx context.Context, p *monitors.MonitorListParams) ([]*monitors.Monitor, error)
+	MonitorListPage(ctx context.Context, p *monitors.MonitorPageParams) (*monitors.MonitorPage, error)
+	MonitorListMarker(ctx context.Context, projectID string) (string, error)
 	MonitorRotatePingKey(ctx context.Context, p *monitors.PingKeyRotateParams) (*monitors.Monitor, error)
 	OutageList(ctx context.Context, p *monitors.OutageListParams) ([]*monitors.Outage, error)
 	PingList(ctx context.Context, p *monitors.HistoryListParams) ([]*monitors.Ping, error)

@@ -3,6 +3,7 @@ package pgstore
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -76,4 +77,59 @@ func (s *Store) ExplainEvaluateDue(ctx context.Context, now time.Time, limit int
 		return "", "", err
 	}
 	return claim, next, nil
+}
+
+// MonitorListPage computes a page of the monitor list in the database. A
+// row's version is its xmin (every committed write of a row, whatever
+// wrote it, gives it a new one) and its count of run prunings.
+func (s *Store) MonitorListPage(ctx context.Context, p *monitors.MonitorPageParams) (*monitors.MonitorPage, error) {
+	now := p.Now.UTC()
+	args := []any{p.ProjectID}
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	where := "project_id = $1"
+	if p.Status != "" {
+		where += " AND " + monitors.StatusSQL([]monitors.Status{p.Status}, now, arg, func(col string, l []string) string {
+			return col + " = ANY(" + arg(l) + "::text[])"
+		})
+	}
+	if p.Tag != "" {
+		where += " AND tags @> ARRAY[" + arg(p.Tag) + "::text]"
+	}
+	if p.Query != "" {
+		q := arg(strings.ToLower(p.Query))
+		where += " AND (strpos(lower(name), " + q + ") > 0 OR strpos(slug, " + q + ") > 0" +
+			" OR EXISTS (SELECT 1 FROM unnest(tags) AS t (tag) WHERE strpos(lower(t.tag), " + q + ") > 0))"
+	}
+	filtered := slices.Clone(args)
+	// The page's IDs are found first, so that only its rows are read
+	// whole (a sort carries every column it returns).
+	page := "SELECT " + prefixed("m.", monitorCols) + ", " + rowVersion + ", p.matched" +
+		" FROM (SELECT id, name, " + monitors.ListRankSQL(arg(now)) + " AS rank, count(*) OVER () AS matched FROM monitors WHERE " + where +
+		" ORDER BY rank, name, id LIMIT " + arg(plan.LimitArg(p.Limit)) + " OFFSET " + arg(max(p.Offset, 0)) + ") AS p" +
+		" JOIN monitors AS m ON m.id = p.id LEFT JOIN monitor_runs_pruned AS r ON r.monitor_id = m.id ORDER BY p.rank, p.name, p.id"
+	return plan.ListPage(ctx, s.Reader(), &plan.PageSQL{
+		Counts: qMonitorPageCounts, CountsArgs: []any{p.ProjectID, now},
+		Tags: qMonitorPageTags, TagsArgs: []any{p.ProjectID},
+		Page: page, PageArgs: args,
+		Matched: "SELECT count(*) FROM monitors WHERE " + where, MatchedArgs: filtered,
+	})
+}
+
+// MonitorListMarker sums a hash of every monitor row's ID and version:
+// any write of a row, a pruning of its runs, an insert or a delete
+// changes it.
+func (s *Store) MonitorListMarker(ctx context.Context, projectID string) (string, error) {
+	return plan.MonitorListMarker(ctx, s.Reader(), qMonitorListMarker, projectID)
+}
+
+// prefixed qualifies each column of a list with prefix.
+func prefixed(prefix, cols string) string {
+	list := strings.Split(cols, ",")
+	for i, c := range list {
+		list[i] = prefix + strings.TrimSpace(c)
+	}
+	return strings.Join(list, ", ")
 }

@@ -12,7 +12,24 @@ import (
 var qMonitorCountByStatus = `SELECT CASE WHEN ` + monitors.LateSQL("$1") + ` THEN 'late' ELSE status END,
 	count(*) FROM monitors GROUP BY 1`
 
+// qMonitorPageCounts counts a project's monitors by their status at $2
+// (StatusAtSQL), with the earliest instant after $2 at which one turns
+// late.
+var qMonitorPageCounts = `SELECT ` + monitors.StatusAtSQL("$2") + `, count(*),
+	min(next_expected_at) FILTER (WHERE status = 'up' AND next_expected_at > $2)
+	FROM monitors WHERE project_id = $1 GROUP BY 1`
+
 const (
+	qMonitorPageTags = `SELECT DISTINCT t.tag FROM monitors, unnest(tags) AS t (tag) WHERE project_id = $1`
+	// qMonitorListMarker: see Store.MonitorListMarker.
+	qMonitorListMarker = `SELECT count(*)::text || '.' || coalesce(sum(hashtextextended(` + rowVersion + `, 0)), 0)::text
+		FROM monitors AS m LEFT JOIN monitor_runs_pruned AS r ON r.monitor_id = m.id WHERE m.project_id = $1`
+	// rowVersion is the version of monitor m's row (see
+	// Store.MonitorListPage), with r its monitor_runs_pruned row.
+	rowVersion = `m.id || '.' || m.xmin::text || '.' || coalesce(r.n, 0)::text`
+	qRunPruned = `INSERT INTO monitor_runs_pruned (monitor_id, n) VALUES ($1, 1)
+		ON CONFLICT (monitor_id) DO UPDATE SET n = monitor_runs_pruned.n + 1`
+
 	qProjectCreate       = `INSERT INTO projects (id, name, ping_key, created_at) VALUES ($1, $2, $3, $4)`
 	qProjectGet          = `SELECT id, name, ping_key, created_at FROM projects WHERE id = $1`
 	qProjectGetByPingKey = `SELECT id, name, ping_key, created_at FROM projects WHERE ping_key = $1`
@@ -425,7 +442,7 @@ var queries = plan.Queries{
 	PersonFieldsSet: qMonitorPersonFieldsSet, SourceMonitors: qMonitorSyncLock,
 
 	PingList: qPingList, RunList: qRunList, RunListRecent: qRunListRecent, RunBriefList: qRunBriefList, PingPruneCutoffs: qPingPruneCutoffs,
-	PingPrune: qPingPrune, RunPrune: qRunPrune, PingCountByMonitor: qPingCountByMonitor,
+	PingPrune: qPingPrune, RunPrune: qRunPrune, RunPruned: qRunPruned, PingCountByMonitor: qPingCountByMonitor,
 
 	IncidentGet: qIncidentGet, IncidentList: qIncidentList, IncidentExists: qIncidentExists,
 	IncidentEventList: qIncidentEventList, IncidentCountByKind: qIncidentCountByKind,

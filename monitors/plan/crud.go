@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -427,4 +428,77 @@ func wrapErr(err error, format string, args ...any) error {
 		return nil
 	}
 	return fmt.Errorf(format+": %w", append(args, err)...)
+}
+
+// PageSQL are a store's statements for one MonitorListPage call, each with
+// its arguments:
+//
+//   - Counts: rows (status at now, count, the earliest expected time after
+//     now of the up monitors, NULL for none), over all of the project's
+//     monitors;
+//   - Tags: rows (tag), the project's distinct tags;
+//   - Page: the page, rows of the monitor columns followed by the row's
+//     version (text) and the number of monitors that pass the filters
+//     (count(*) OVER ());
+//   - Matched: one row, the number of monitors that pass the filters, run
+//     only when the page is empty.
+type PageSQL struct {
+	Counts, Tags, Page, Matched                 string
+	CountsArgs, TagsArgs, PageArgs, MatchedArgs []any
+}
+
+// ListPage runs a store's MonitorListPage statements.
+func ListPage(ctx context.Context, db DB, q *PageSQL) (*monitors.MonitorPage, error) {
+	out := &monitors.MonitorPage{Counts: make(map[monitors.Status]int)}
+	type count struct {
+		st     monitors.Status
+		n      int
+		lateAt *time.Time
+	}
+	counts, err := All(ctx, db, func(r Row) (c count, err error) { return c, r.Scan(&c.st, &c.n, &c.lateAt) },
+		q.Counts, q.CountsArgs...)
+	if err != nil {
+		return nil, fmt.Errorf("count monitors by status: %w", err)
+	}
+	for _, c := range counts {
+		out.Counts[c.st] += c.n
+		out.Total += c.n
+		if c.lateAt != nil && (out.LateAt.IsZero() || c.lateAt.Before(out.LateAt)) {
+			out.LateAt = *c.lateAt
+		}
+	}
+	if out.Tags, err = All(ctx, db, func(r Row) (t string, err error) { return t, r.Scan(&t) }, q.Tags, q.TagsArgs...); err != nil {
+		return nil, fmt.Errorf("list tags: %w", err)
+	}
+	// Sorted here, byte by byte, whatever the database's collation.
+	slices.Sort(out.Tags)
+	out.Tags = slices.Compact(out.Tags)
+	type listed struct {
+		m       *monitors.Monitor
+		version string
+		matched int
+	}
+	rows, err := All(ctx, db, func(r Row) (l listed, err error) {
+		l.m, err = scanMonitorWith(r, decodeListed, &l.version, &l.matched)
+		return l, err
+	}, q.Page, q.PageArgs...)
+	if err != nil {
+		return nil, fmt.Errorf("list monitors: %w", err)
+	}
+	for _, l := range rows {
+		out.Monitors = append(out.Monitors, l.m)
+		out.Versions = append(out.Versions, l.version)
+		out.Matched = l.matched
+	}
+	if len(rows) == 0 {
+		if out.Matched, err = One(ctx, db, func(r Row) (n int, err error) { return n, r.Scan(&n) }, q.Matched, q.MatchedArgs...); err != nil {
+			return nil, fmt.Errorf("count matching monitors: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// MonitorListMarker runs a store's marker query, q, on project projectID.
+func MonitorListMarker(ctx context.Context, db DB, q, projectID string) (string, error) {
+	return wrap(One(ctx, db, func(r Row) (s string, err error) { return s, r.Scan(&s) }, q, projectID))("monitor list marker")
 }

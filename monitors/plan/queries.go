@@ -15,6 +15,10 @@ type Queries struct {
 	MonitorPersonFields, PersonFieldsGet, PersonFieldsSet, SourceMonitors                        string
 
 	PingList, RunList, RunListRecent, PingPruneCutoffs, PingPrune, RunPrune string
+	// RunPruned counts a pruning of the runs of monitor $1
+	// (monitor_runs_pruned), so that its version in the monitor list, and
+	// the list's marker, change with what its sparkline draws.
+	RunPruned string
 	// RunBriefList reads, for the monitors of project $1 with the IDs $2,
 	// the newest $3 runs of each as one text per monitor: rows
 	// (monitor_id, "outcome:duration_ms,..." newest first, the duration

@@ -613,14 +613,21 @@ func (s *Scripts) pingPruneCount(ctx context.Context, p *monitors.PingPruneParam
 				q, what string
 				cutoff  *int64
 			}{{s.Q.PingPrune, "pings", c.ping}, {s.Q.RunPrune, "runs", c.run}} {
+				var pruned int64
 				for k.cutoff != nil {
 					n, err := s.w().Exec(ctx, k.q, c.monitorID, *k.cutoff, pruneDeleteChunk)
 					deleted += n
+					pruned += n
 					if err != nil {
 						return deleted, fmt.Errorf("prune %s of monitor %s: %w", k.what, c.monitorID, err)
 					}
 					if n < pruneDeleteChunk {
 						break
+					}
+				}
+				if pruned > 0 && k.what == "runs" {
+					if _, err := s.w().Exec(ctx, s.Q.RunPruned, c.monitorID); err != nil {
+						return deleted, fmt.Errorf("count the pruning of the runs of monitor %s: %w", c.monitorID, err)
 					}
 				}
 			}

@@ -1,6 +1,7 @@
 package sqlitestore_test
 
 import (
+	"database/sql"
 	"fmt"
 	"os"
 	"sync"
@@ -104,4 +105,79 @@ func TestWALBoundedUnderSustainedWrites(t *testing.T) {
 		six, maxFrames, restarts, walSize())
 	require.LessOrEqual(t, maxFrames, 2*six, "the WAL is bounded: 40 batches written, at most 12 in the WAL")
 	require.LessOrEqual(t, walSize(), 2*size, "the WAL file stops growing")
+}
+
+// TestCheckpointCatchesUpBeforeRestart: before a RESTART checkpoint, which
+// holds writers back while it copies, the checkpointer runs PASSIVE ones
+// again while the last one copied catchUpFrames or more (what writers
+// added meanwhile), and stops at one that copied less. A reader's
+// snapshot stands in for the writers here: a PASSIVE checkpoint copies
+// only the frames before it.
+func TestCheckpointCatchesUpBeforeRestart(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	path := testdb.SQLitePath(t)
+	s, err := sqlitestore.Open(ctx, path, sqlitestore.Options{Logger: testdb.Logger(t), CheckpointInterval: -1})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, s.Close()) })
+	prj := storetest.MustProject(t, s)
+	ms := make([]*monitors.Monitor, 50)
+	for i := range ms {
+		ms[i] = storetest.MustMonitor(t, s, prj.ID, fmt.Sprintf("job-%02d", i), nil)
+	}
+	at := storetest.T0
+	batches := func(n int) {
+		for range n {
+			at = at.Add(time.Minute)
+			var pings []*monitors.PingRecordParams
+			for _, m := range ms {
+				pings = append(pings, storetest.Ping(m, monitors.PingSuccess, at))
+			}
+			storetest.MustRecord(t, s, pings...)
+		}
+	}
+	batches(1)
+	_, _, err = sqlitestore.Checkpoint(s)
+	require.NoError(t, err)
+
+	// Below restartFrames, one PASSIVE checkpoint and nothing else.
+	sqlitestore.SetRestartFrames(s, 1<<20)
+	batches(1)
+	passive, _, restarted, _, err := sqlitestore.CheckpointRounds(s)
+	require.NoError(t, err)
+	require.Equal(t, 1, passive)
+	require.False(t, restarted)
+	sqlitestore.SetRestartFrames(s, 1)
+
+	// A reader's snapshot after the first batches: the first PASSIVE
+	// checkpoint copies up to it, the second copies nothing more, and the
+	// RESTART one gives up waiting for the reader.
+	batches(20)
+	reader, err := sql.Open("sqlite", "file:"+path+"?_pragma=query_only(1)")
+	require.NoError(t, err)
+	defer reader.Close()
+	rtx, err := reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	require.NoError(t, err)
+	var n int
+	require.NoError(t, rtx.QueryRowContext(ctx, "SELECT count(*) FROM pings").Scan(&n))
+	batches(20)
+	passive, copied, restarted, busy, err := sqlitestore.CheckpointRounds(s)
+	require.NoError(t, err)
+	require.Equal(t, 2, passive, "a second PASSIVE checkpoint after one that copied much")
+	require.Zero(t, copied, "the reader's snapshot stopped it")
+	require.True(t, restarted)
+	require.True(t, busy, "the RESTART checkpoint gave up waiting for the reader")
+
+	// Once the reader is gone the rest is copied, and the WAL restarts.
+	require.NoError(t, rtx.Rollback())
+	passive, copied, restarted, busy, err = sqlitestore.CheckpointRounds(s)
+	require.NoError(t, err)
+	require.Equal(t, 2, passive)
+	require.Zero(t, copied)
+	require.True(t, restarted)
+	require.False(t, busy)
+	batches(1)
+	frames, _, err := sqlitestore.Checkpoint(s)
+	require.NoError(t, err)
+	require.Less(t, frames, sqlitestore.CatchUpFrames*4, "the WAL started over: one batch in it")
 }

@@ -17,16 +17,26 @@ type querier interface {
 // db runs the planning layer's statements, converting its values to
 // SQLite's: instants are INTEGER microseconds, lists JSON text.
 // Statements run through the pool's cache of prepared statements (stmts,
-// nil for none: in a transaction).
+// nil for none). In a transaction (tx set), a statement the writer's cache
+// holds runs prepared on the transaction; one it does not hold runs as it
+// is, and is prepared once the transaction has ended (stmtCache.later).
 type db struct {
 	q     querier
 	stmts *stmtCache
+	tx    *sql.Tx
 }
 
 // prepared returns q as a prepared statement to run, or nil to run q as
 // it is.
 func (d db) prepared(ctx context.Context, q string) (*sql.Stmt, error) {
-	return d.stmts.get(ctx, q)
+	if d.tx == nil {
+		return d.stmts.get(ctx, q)
+	}
+	st := d.stmts.peek(q)
+	if st == nil {
+		return nil, nil
+	}
+	return d.tx.StmtContext(ctx, st), nil
 }
 
 func (d db) Query(ctx context.Context, q string, args ...any) (plan.Rows, error) {

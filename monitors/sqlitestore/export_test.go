@@ -5,6 +5,12 @@ import (
 	"database/sql"
 )
 
+// The bounds of the PASSIVE checkpoints run before a RESTART one.
+const (
+	CatchUpRounds = catchUpRounds
+	CatchUpFrames = catchUpFrames
+)
+
 // Path returns the file s was opened on.
 func Path(s *Store) string { return s.path }
 
@@ -19,6 +25,14 @@ func Checkpoint(s *Store) (frames int, restarted bool, err error) {
 	return r.Frames, r.Restarted, err
 }
 
+// CheckpointRounds runs one checkpoint as Checkpoint does and returns how
+// many PASSIVE checkpoints ran, the frames the last of them copied, and
+// whether a RESTART one ran and was kept from finishing.
+func CheckpointRounds(s *Store) (passive, copied int, restarted, busy bool, err error) {
+	r, err := s.ckpt.checkpoint(context.Background())
+	return r.Passive, r.Copied, r.Restarted, r.Busy, err
+}
+
 // SetRestartFrames sets the WAL size, in frames, past which a checkpoint
 // makes the WAL start over.
 func SetRestartFrames(s *Store, n int) { s.ckpt.restartFrames = n }
@@ -28,3 +42,6 @@ func SetRestartFrames(s *Store, n int) { s.ckpt.restartFrames = n }
 func CachedStatements(s *Store) (reader, writer int) {
 	return s.rStmts.stmts.Len(), s.wStmts.stmts.Len()
 }
+
+// RowVersionCols are the columns a monitor row's version hashes.
+const RowVersionCols = rowVersionCols

@@ -2,6 +2,8 @@ package sqlitestore
 
 import (
 	"context"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/vigilhq/vigil/monitors"
@@ -32,4 +34,59 @@ func (s *Store) MonitorList(ctx context.Context, p *monitors.MonitorListParams) 
 	}
 	q.WriteString(" ORDER BY name, id LIMIT coalesce(" + arg(plan.LimitArg(p.Limit)) + ", -1) OFFSET " + arg(max(p.Offset, 0)))
 	return plan.ListMonitors(ctx, s.Reader(), q.String(), args...)
+}
+
+// MonitorListPage computes a page of the monitor list in the database. A
+// row's version is a hash of all its columns and its count of run
+// prunings (vigil_row_version of rowVersionArgs): SQLite keeps no version
+// of a row, but its content is one.
+func (s *Store) MonitorListPage(ctx context.Context, p *monitors.MonitorPageParams) (*monitors.MonitorPage, error) {
+	args := []any{p.ProjectID}
+	arg := func(v any) string {
+		args = append(args, v)
+		return "?" + strconv.Itoa(len(args))
+	}
+	where := "project_id = ?1"
+	if p.Status != "" {
+		where += " AND " + monitors.StatusSQL([]monitors.Status{p.Status}, p.Now, arg, func(col string, l []string) string {
+			return col + " IN (SELECT value FROM json_each(" + arg(jsonList(l)) + "))"
+		})
+	}
+	if p.Tag != "" {
+		where += " AND EXISTS (SELECT 1 FROM json_each(tags) WHERE value = " + arg(p.Tag) + ")"
+	}
+	if p.Query != "" {
+		q := arg(strings.ToLower(p.Query))
+		where += " AND (instr(vigil_lower(name), " + q + ") > 0 OR instr(slug, " + q + ") > 0" +
+			" OR EXISTS (SELECT 1 FROM json_each(tags) WHERE instr(vigil_lower(value), " + q + ") > 0))"
+	}
+	filtered := slices.Clone(args)
+	// The page's IDs are found first, so that only its rows are read
+	// whole and hashed (a sort carries every column it returns).
+	page := "SELECT " + prefixed("m.", monitorCols) + ", vigil_row_version(" + rowVersionArgs + "), p.matched" +
+		" FROM (SELECT id, name, " + monitors.ListRankSQL(arg(p.Now)) + " AS rank, count(*) OVER () AS matched FROM monitors WHERE " + where +
+		" ORDER BY rank, name, id LIMIT coalesce(" + arg(plan.LimitArg(p.Limit)) + ", -1) OFFSET " + arg(max(p.Offset, 0)) + ") AS p" +
+		" JOIN monitors AS m ON m.id = p.id LEFT JOIN monitor_runs_pruned AS r ON r.monitor_id = m.id ORDER BY p.rank, p.name, p.id"
+	return plan.ListPage(ctx, s.Reader(), &plan.PageSQL{
+		Counts: qMonitorPageCounts, CountsArgs: []any{p.ProjectID, p.Now},
+		Tags: qMonitorPageTags, TagsArgs: []any{p.ProjectID},
+		Page: page, PageArgs: args,
+		Matched: "SELECT count(*) FROM monitors WHERE " + where, MatchedArgs: filtered,
+	})
+}
+
+// MonitorListMarker aggregates the versions of the project's monitor rows
+// (vigil_marker): any change of a column of a row, an insert or a delete
+// changes it.
+func (s *Store) MonitorListMarker(ctx context.Context, projectID string) (string, error) {
+	return plan.MonitorListMarker(ctx, s.Reader(), qMonitorListMarker, projectID)
+}
+
+// prefixed qualifies each column of a list with prefix.
+func prefixed(prefix, cols string) string {
+	list := strings.Split(cols, ",")
+	for i, c := range list {
+		list[i] = prefix + strings.TrimSpace(c)
+	}
+	return strings.Join(list, ", ")
 }

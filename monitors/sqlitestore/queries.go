@@ -15,6 +15,34 @@ import (
 var qMonitorCountByStatus = `SELECT CASE WHEN ` + monitors.LateSQL("?1") + ` THEN 'late' ELSE status END,
 	count(*) FROM monitors GROUP BY 1`
 
+// qMonitorPageCounts counts a project's monitors by their status at ?2
+// (StatusAtSQL), with the earliest instant after ?2 at which one turns
+// late.
+var qMonitorPageCounts = `SELECT ` + monitors.StatusAtSQL("?2") + `, count(*),
+	min(next_expected_at) FILTER (WHERE status = 'up' AND next_expected_at > ?2)
+	FROM monitors WHERE project_id = ?1 GROUP BY 1`
+
+// rowVersionCols are all the columns of monitors
+// (TestRowVersionCoversEveryColumn): with the count of its run prunings,
+// the input of a row's version.
+const rowVersionCols = monitorCols + `, status, last_ping_at, next_expected_at, person_fields`
+
+// rowVersionArgs are the arguments of vigil_row_version and vigil_marker
+// for monitor m, r its monitor_runs_pruned row.
+var rowVersionArgs = prefixed("m.", rowVersionCols) + ", r.n"
+
+var (
+	// qMonitorListMarker: see Store.MonitorListMarker.
+	qMonitorListMarker = `SELECT vigil_marker(` + rowVersionArgs + `)
+		FROM monitors AS m LEFT JOIN monitor_runs_pruned AS r ON r.monitor_id = m.id WHERE m.project_id = ?1`
+)
+
+const (
+	qMonitorPageTags = `SELECT DISTINCT j.value FROM monitors AS m, json_each(m.tags) AS j WHERE m.project_id = ?1`
+	qRunPruned       = `INSERT INTO monitor_runs_pruned (monitor_id, n) VALUES (?1, 1)
+		ON CONFLICT (monitor_id) DO UPDATE SET n = n + 1`
+)
+
 // The store's SQL. pgstore has a query of the same name for each, so the two
 // can be read side by side. SQLite differs in three ways that matter here:
 // it has one writer, so there is no FOR UPDATE or SKIP LOCKED (a write
@@ -85,6 +113,11 @@ const (
 				JOIN projects p ON p.ping_key = k.value ->> 0
 				JOIN monitors m ON m.project_id = p.id AND m.slug = k.value ->> 1)
 		ORDER BY id`
+	// qMonitorLockByKeys is qMonitorLockBatch for a batch that names its
+	// monitors by ping key only, the usual one: one index lookup per
+	// monitor. The IN list is a set, so a key named twice yields its
+	// monitor once.
+	qMonitorLockByKeys = `SELECT ` + monitorCols + ` FROM monitors WHERE ping_key IN (SELECT value FROM json_each(?1))`
 	// qMonitorClaimDue claims due monitors. No SKIP LOCKED: SQLite has one
 	// writer, and this runs in a write transaction, so no one else can
 	// claim or change these rows until it commits.
@@ -98,11 +131,12 @@ const (
 	pingCols = `id, monitor_id, kind, at, rid, attempt, retry_at, exit_code, duration_ms, body, body_truncated,
 		remote_addr, user_agent, scheduled_at`
 	// qPingInsert inserts many pings in one statement, one row of
-	// qPingInsertRow each. IDs grow in row order (AUTOINCREMENT gives each
-	// new row an ID above any before it), so the sorted IDs returned are
-	// the rows' IDs in order.
+	// qPingInsertRow each. AUTOINCREMENT gives each new row the ID after
+	// the largest there ever was, so the n rows of one statement (pings has
+	// no trigger to insert between them) take the n IDs that end with the
+	// last inserted rowid, in row order.
 	qPingInsert = `INSERT INTO pings (monitor_id, kind, at, rid, attempt, retry_at, exit_code, duration_ms,
-		body, body_truncated, remote_addr, user_agent, scheduled_at) VALUES %s RETURNING id`
+		body, body_truncated, remote_addr, user_agent, scheduled_at) VALUES %s`
 	qPingInsertRow      = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	qPingCountByMonitor = `SELECT p.monitor_id, count(*) FROM pings p JOIN monitors m ON m.id = p.monitor_id
 		WHERE m.project_id = ?1 AND p.monitor_id IN (SELECT value FROM json_each(?2)) GROUP BY p.monitor_id`
@@ -352,6 +386,7 @@ const (
 // statements are the hot path's statements, prepared once on the writer.
 type statements struct {
 	monitorLockBatch *sql.Stmt
+	monitorLockKeys  *sql.Stmt
 	projectIDsByKey  *sql.Stmt
 	monitorUpdate    *sql.Stmt
 	incidentOpen     *sql.Stmt
@@ -384,6 +419,7 @@ func prepare(ctx context.Context, db *sql.DB) (*statements, error) {
 		q   string
 	}{
 		{&st.monitorLockBatch, qMonitorLockBatch},
+		{&st.monitorLockKeys, qMonitorLockByKeys},
 		{&st.projectIDsByKey, qProjectIDsByPingKey},
 		{&st.monitorUpdate, qMonitorUpdate},
 		{&st.incidentOpen, qIncidentOpen},
@@ -402,7 +438,7 @@ func prepare(ctx context.Context, db *sql.DB) (*statements, error) {
 
 func (st *statements) close() error {
 	var errs []error
-	for _, s := range []*sql.Stmt{st.monitorLockBatch, st.projectIDsByKey, st.monitorUpdate,
+	for _, s := range []*sql.Stmt{st.monitorLockBatch, st.monitorLockKeys, st.projectIDsByKey, st.monitorUpdate,
 		st.incidentOpen, st.incidentUpdate, st.incidentResolve, st.eventInsert} {
 		if s != nil {
 			errs = append(errs, s.Close())
@@ -485,7 +521,7 @@ var queries = plan.Queries{
 	PersonFieldsSet: qMonitorPersonFieldsSet, SourceMonitors: qMonitorSyncLock,
 
 	PingList: qPingList, RunList: qRunList, RunListRecent: qRunListRecent, RunBriefList: qRunBriefList, PingPruneCutoffs: qPingPruneCutoffs,
-	PingPrune: qPingPrune, RunPrune: qRunPrune, PingCountByMonitor: qPingCountByMonitor,
+	PingPrune: qPingPrune, RunPrune: qRunPrune, RunPruned: qRunPruned, PingCountByMonitor: qPingCountByMonitor,
 
 	IncidentGet: qIncidentGet, IncidentList: qIncidentList, IncidentExists: qIncidentExists,
 	IncidentEventList: qIncidentEventList, IncidentCountByKind: qIncidentCountByKind,

@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -191,4 +193,28 @@ func TestSealing(t *testing.T) {
 
 func BenchmarkLoadReport(b *testing.B) {
 	storetest.BenchmarkLoadReport(b, func(tb testing.TB) monitors.Store { return testdb.SQLite(tb) })
+}
+
+// TestRowVersionCoversEveryColumn checks that a monitor row's version (and
+// so the monitor list's marker) hashes every column of monitors: a column
+// added and left out would change the list without changing its marker.
+func TestRowVersionCoversEveryColumn(t *testing.T) {
+	t.Parallel()
+	s := testdb.SQLite(t)
+	rows, err := sqlitestore.Writer(s).QueryContext(t.Context(), "SELECT name FROM pragma_table_info('monitors') ORDER BY name")
+	require.NoError(t, err)
+	defer rows.Close()
+	var cols []string
+	for rows.Next() {
+		var c string
+		require.NoError(t, rows.Scan(&c))
+		cols = append(cols, c)
+	}
+	require.NoError(t, rows.Err())
+	var hashed []string
+	for c := range strings.SplitSeq(sqlitestore.RowVersionCols, ",") {
+		hashed = append(hashed, strings.TrimSpace(c))
+	}
+	slices.Sort(hashed)
+	require.Equal(t, cols, hashed)
 }

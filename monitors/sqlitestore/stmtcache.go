@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
+	"sync"
 
 	lru "github.com/hashicorp/golang-lru/v2"
 )
@@ -25,6 +27,15 @@ const (
 type stmtCache struct {
 	db    *sql.DB
 	stmts *lru.Cache[string, *sql.Stmt]
+
+	// pending are the statements run in a transaction that the cache did
+	// not hold, to prepare once the transaction ends: preparing on the
+	// pool during one would wait for the writer's one connection, which
+	// the transaction holds. failed are those that could not be prepared,
+	// not tried again.
+	mu      sync.Mutex
+	pending []string
+	failed  map[string]bool
 }
 
 func newStmtCache(db *sql.DB) (*stmtCache, error) {
@@ -55,6 +66,48 @@ func (c *stmtCache) get(ctx context.Context, q string) (*sql.Stmt, error) {
 		return prev, nil
 	}
 	return st, nil
+}
+
+// peek returns q prepared on the pool, or nil when the cache does not hold
+// it yet; then q is prepared by the next call of preparePending.
+func (c *stmtCache) peek(q string) *sql.Stmt {
+	if c == nil || len(q) > stmtCacheMaxLen {
+		return nil
+	}
+	if st, ok := c.stmts.Get(q); ok {
+		return st
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.failed[q] && !slices.Contains(c.pending, q) && len(c.pending) < stmtCacheSize {
+		c.pending = append(c.pending, q)
+	}
+	return nil
+}
+
+// preparePending prepares the statements that peek did not find. It must
+// not be called in a transaction of the pool's only connection.
+func (c *stmtCache) preparePending(ctx context.Context) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	pending := c.pending
+	c.pending = nil
+	c.mu.Unlock()
+	for _, q := range pending {
+		if _, err := c.get(ctx, q); err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			c.mu.Lock()
+			if c.failed == nil {
+				c.failed = make(map[string]bool)
+			}
+			c.failed[q] = true
+			c.mu.Unlock()
+		}
+	}
 }
 
 // close closes every statement kept.

@@ -16,7 +16,8 @@ import (
 // TestStatementCache: reads are prepared once and kept; a statement too
 // long to be worth keeping runs unprepared; and a transaction, which
 // holds the one writer connection, reads and writes without preparing on
-// the writer pool (that would wait for the transaction itself).
+// the writer pool (that would wait for the transaction itself): what it
+// ran unprepared is prepared once it has ended, for the next one.
 func TestStatementCache(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -46,11 +47,31 @@ func TestStatementCache(t *testing.T) {
 	r2, _ := sqlitestore.CachedStatements(s)
 	require.Equal(t, r1, r2, "a long statement is not kept")
 
+	var inside int
+	_, err = sqlitestore.Writer(s).ExecContext(ctx, "CREATE TEMP TABLE t (x INTEGER)")
+	require.NoError(t, err)
 	require.NoError(t, s.InTx(ctx, func(tx plan.Tx) error {
 		require.Equal(t, 1, count(tx, "SELECT 2 AS two"))
-		_, err := tx.Exec(ctx, "CREATE TEMP TABLE t (x INTEGER)")
+		_, inside = sqlitestore.CachedStatements(s)
+		_, err := tx.Exec(ctx, "INSERT INTO t (x) VALUES (1)")
 		return err
 	}), "a transaction does not wait for itself")
+	require.Equal(t, w0, inside, "nothing prepared on the writer pool inside a transaction")
 	_, w1 := sqlitestore.CachedStatements(s)
-	require.Equal(t, w0, w1, "nothing prepared for later from inside a transaction")
+	require.Equal(t, w0+2, w1, "what a transaction ran is prepared once it has ended")
+
+	// The next transaction runs them prepared, and prepares nothing more.
+	require.NoError(t, s.InTx(ctx, func(tx plan.Tx) error {
+		require.Equal(t, 1, count(tx, "SELECT 2 AS two"))
+		_, err := tx.Exec(ctx, "DELETE FROM t")
+		return err
+	}))
+	_, w2 := sqlitestore.CachedStatements(s)
+	require.Equal(t, w1+1, w2, "only the new statement")
+	require.NoError(t, s.InTx(ctx, func(tx plan.Tx) error {
+		require.Equal(t, 1, count(tx, "SELECT 2 AS two"))
+		return nil
+	}))
+	_, w3 := sqlitestore.CachedStatements(s)
+	require.Equal(t, w2, w3)
 }

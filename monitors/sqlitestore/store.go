@@ -95,6 +95,9 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	if err := registerFuncs(); err != nil {
+		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
+	}
 	if err := createPrivate(path); err != nil {
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}

@@ -25,10 +25,13 @@ var _ plan.Tx = txn{}
 // InTx runs fn in a write transaction (BEGIN IMMEDIATE), committing when it
 // returns nil.
 func (s *Store) InTx(ctx context.Context, fn func(tx plan.Tx) error) error {
-	// A transaction prepares nothing for later: preparing on the pool
-	// would wait for the one writer connection, which the transaction
-	// holds. The hot path's statements are prepared already (s.stmts).
-	return s.inTx(ctx, func(tx *sql.Tx) error { return fn(txn{db{q: tx}, s, tx}) })
+	// A transaction prepares nothing on the pool: that would wait for the
+	// one writer connection, which the transaction holds. It runs the
+	// statements the writer's cache holds prepared, and the others as they
+	// are, to be prepared once it has ended. The hot path's statements are
+	// prepared already (s.stmts).
+	defer s.wStmts.preparePending(context.WithoutCancel(ctx))
+	return s.inTx(ctx, func(tx *sql.Tx) error { return fn(txn{db{q: tx, stmts: s.wStmts, tx: tx}, s, tx}) })
 }
 
 func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
@@ -65,11 +68,17 @@ func (t txn) PingBatchLoad(ctx context.Context, q *plan.PingBatchQuery) (*plan.P
 			out.Projects[f.key] = f.id
 		}
 	}
-	pairs := make([][2]string, len(q.Slugs))
-	for i, r := range q.Slugs {
-		pairs[i] = [2]string{r.ProjectPingKey, r.Slug}
+	var rows *sql.Rows
+	var err error
+	if len(q.Slugs) == 0 {
+		rows, err = t.tx.StmtContext(ctx, t.s.stmts.monitorLockKeys).QueryContext(ctx, jsonList(q.PingKeys))
+	} else {
+		pairs := make([][2]string, len(q.Slugs))
+		for i, r := range q.Slugs {
+			pairs[i] = [2]string{r.ProjectPingKey, r.Slug}
+		}
+		rows, err = t.tx.StmtContext(ctx, t.s.stmts.monitorLockBatch).QueryContext(ctx, jsonList(q.PingKeys), jsonList(pairs))
 	}
-	rows, err := t.tx.StmtContext(ctx, t.s.stmts.monitorLockBatch).QueryContext(ctx, jsonList(q.PingKeys), jsonList(pairs))
 	if err != nil {
 		return nil, err
 	}

@@ -81,21 +81,25 @@ func (t txn) insertPings(ctx context.Context, pings []*monitors.Ping) error {
 				nullInt(p.ExitCode), nullInt64(p.DurationMS), p.Body, p.BodyTruncated, p.RemoteAddr, p.UserAgent,
 				microsPtr(p.ScheduledAt))
 		}
-		rows, err := t.tx.StmtContext(ctx, t.s.stmts.pingInsert.stmt(n)).QueryContext(ctx, args...)
+		res, err := t.tx.StmtContext(ctx, t.s.stmts.pingInsert.stmt(n)).ExecContext(ctx, args...)
 		if err != nil {
 			return fmt.Errorf("insert pings: %w", interpret(err))
 		}
-		ids, err := collect(rows, func(r plan.Row) (id int64, err error) { return id, r.Scan(&id) })
+		inserted, err := res.RowsAffected()
 		if err != nil {
 			return fmt.Errorf("insert pings: %w", interpret(err))
 		}
-		if len(ids) != n {
-			return fmt.Errorf("insert pings: %d of %d inserted", len(ids), n)
+		last, err := res.LastInsertId()
+		if err != nil {
+			return fmt.Errorf("insert pings: %w", interpret(err))
 		}
-		// RETURNING yields rows in no promised order; IDs grow in row order.
-		slices.Sort(ids)
+		if inserted != int64(n) {
+			return fmt.Errorf("insert pings: %d of %d inserted", inserted, n)
+		}
+		// The statement's rows took the n IDs that end with last, in
+		// row order (see qPingInsert).
 		for i, p := range chunk {
-			p.ID = ids[i]
+			p.ID = last - int64(n-1-i)
 		}
 	}
 	return nil

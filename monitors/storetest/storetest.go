@@ -65,6 +65,7 @@ func Run(t *testing.T, newStore func(t *testing.T) monitors.Store, caps Caps) {
 		{"PingRecordBatch/Update", testPingUpdate},
 		{"PingRecordBatch/SameMonitorKeepsOrder", testPingSameMonitorOrder},
 		{"PingRecordBatch/LargeBatchOrder", testPingLargeBatchOrder},
+		{"PingRecordBatch/KeysOnly", testPingKeysOnly},
 		{"PingRecordBatch/Incidents", testPingIncidents},
 		{"PingRecordBatch/CleansText", testPingCleansText},
 		{"PingRecordBatch/Concurrent", testPingConcurrent},
@@ -90,6 +91,7 @@ func Run(t *testing.T, newStore func(t *testing.T) monitors.Store, caps Caps) {
 	runAPI(t, newStore)
 	runDelivery(t, newStore)
 	runWeb(t, newStore)
+	runListPage(t, newStore)
 	runLifecycle(t, newStore, caps)
 	runUptime(t, newStore)
 	runReports(t, newStore)
@@ -866,6 +868,75 @@ func testPingSameMonitorOrder(t *testing.T, b *bundle) {
 	require.Equal(t, res[1].PingID, ins[0].PingID, "the incident names the ping that opened it")
 	require.Equal(t, int64(1), ins[0].RunSeq)
 	require.Equal(t, []monitors.IncidentEventKind{monitors.EventOpened, monitors.EventResolved}, eventKinds(b.events(t, ins[0].ID)))
+}
+
+// testPingKeysOnly records a batch that names every monitor by its ping
+// key (the usual batch, which a store may load in a way of its own): a
+// monitor pinged several times, unknown keys between good ones, and a
+// monitor named twice in a row. Each good ping gets its own ID in batch
+// order, each monitor sees its pings in order, and an unknown key fails
+// alone.
+func testPingKeysOnly(t *testing.T, b *bundle) {
+	s, ctx := b.s, b.ctx
+	a := b.monitor(t, "a", nil)
+	c := b.monitor(t, "c", nil)
+	at := func(sec int) time.Time { return T0.Add(time.Duration(sec) * time.Second) }
+	unknown := func(sec int) *monitors.PingRecordParams {
+		return &monitors.PingRecordParams{PingKey: "key_unknown", Ping: monitors.Ping{Kind: monitors.PingSuccess, At: at(sec)}}
+	}
+	pings := []*monitors.PingRecordParams{
+		{PingKey: a.PingKey, Ping: monitors.Ping{Kind: monitors.PingStart, At: at(1), RID: "r1"}},
+		unknown(2),
+		{PingKey: c.PingKey, Ping: monitors.Ping{Kind: monitors.PingFail, At: at(3)}},
+		{PingKey: a.PingKey, Ping: monitors.Ping{Kind: monitors.PingSuccess, At: at(4), RID: "r1"}},
+		{PingKey: a.PingKey, Ping: monitors.Ping{Kind: monitors.PingLog, At: at(5), Body: "after"}},
+		unknown(6),
+		{PingKey: c.PingKey, Ping: monitors.Ping{Kind: monitors.PingSuccess, At: at(7)}},
+	}
+	res, err := s.PingRecordBatch(ctx, &monitors.PingRecordBatchParams{Pings: pings})
+	require.NoError(t, err)
+	require.Len(t, res, len(pings))
+	var ids []int64
+	for i, r := range res {
+		if pings[i].PingKey == "key_unknown" {
+			require.ErrorIs(t, r.Err, monitors.ErrNotFound, "ping %d", i)
+			require.Zero(t, r.PingID)
+			continue
+		}
+		require.NoError(t, r.Err, "ping %d", i)
+		ids = append(ids, r.PingID)
+	}
+	require.True(t, slices.IsSorted(ids), "IDs follow the batch order: %v", ids)
+	require.Len(t, slices.Compact(slices.Clone(ids)), len(ids), "one ID each")
+
+	stored := b.pings(t, a)
+	require.Len(t, stored, 3)
+	require.Equal(t, []int64{res[4].PingID, res[3].PingID, res[0].PingID}, []int64{stored[0].ID, stored[1].ID, stored[2].ID})
+	require.Equal(t, "after", stored[0].Body)
+	stored = b.pings(t, c)
+	require.Equal(t, []int64{res[6].PingID, res[2].PingID}, []int64{stored[0].ID, stored[1].ID})
+
+	runs := b.runs(t, a)
+	require.Len(t, runs, 1, "the start and the success are one run")
+	require.Equal(t, monitors.RunSucceeded, runs[0].Outcome)
+	require.Equal(t, ptr(int64(3000)), runs[0].DurationMS)
+	for _, m := range []*monitors.Monitor{a, c} {
+		want := *m
+		for _, p := range pings {
+			if p.PingKey == m.PingKey {
+				ping := p.Ping
+				_, err := monitors.ApplyPing(&want, &ping)
+				require.NoError(t, err)
+			}
+		}
+		got := b.get(t, m)
+		require.JSONEq(t, stateJSON(t, want.State), stateJSON(t, got.State), "the state saw %s's pings in order", m.Slug)
+	}
+	require.Equal(t, monitors.StatusUp, b.get(t, c).State.Status, "the success came after the failure")
+	ins := b.incidents(t, monitors.IncidentListParams{})
+	require.Len(t, ins, 1)
+	require.Equal(t, res[2].PingID, ins[0].PingID, "the incident names the ping that opened it")
+	require.NotNil(t, ins[0].ResolvedAt)
 }
 
 func testPingLargeBatchOrder(t *testing.T, b *bundle) {
