@@ -36,9 +36,11 @@ func (s *Service) ping(c echo.Context) error {
 	start := time.Now()
 	req := c.Request()
 	h := c.Response().Header()
-	h.Set("Ping-Body-Limit", s.bodyLimitHeader)
-	h.Set("Access-Control-Allow-Origin", "*")
-	h.Set("Cache-Control", "no-store")
+	// The values are shared by every answer (no header is changed in
+	// place: Add appends to a copy, Set replaces).
+	h["Ping-Body-Limit"] = s.bodyLimitHeader
+	h["Access-Control-Allow-Origin"] = headerAnyOrigin
+	h["Cache-Control"] = headerNoStore
 
 	now := s.cfg.NowFunc()
 	if blocked, wait := s.failures.empty(s.clientIP(req), now); blocked {
@@ -99,20 +101,28 @@ func (s *Service) ping(c echo.Context) error {
 	if err == nil {
 		err = res.Err
 	}
-	var (
-		verr *monitors.ValidationError
-		lerr *monitors.LimitError
-	)
-	if err == nil && res.Monitor != nil {
+	if err != nil {
+		return s.fail(c, start, kind, err)
+	}
+	if res.Monitor != nil {
 		for _, a := range s.adviser.Advise(res.Monitor, now) {
 			h.Add(WarningHeader, a.String())
 		}
 	}
-	switch {
-	case err == nil && res.Created:
+	if res.Created {
 		return s.respond(c, start, kind, resultCreated, http.StatusCreated, "Created")
-	case err == nil:
-		return s.respond(c, start, kind, resultOK, http.StatusOK, "OK")
+	}
+	return s.respond(c, start, kind, resultOK, http.StatusOK, "OK")
+}
+
+// fail answers a ping that was not stored because of err.
+func (s *Service) fail(c echo.Context, start time.Time, kind string, err error) error {
+	var (
+		verr *monitors.ValidationError
+		lerr *monitors.LimitError
+	)
+	h := c.Response().Header()
+	switch {
 	case errors.Is(err, monitors.ErrNotFound):
 		return s.respond(c, start, kind, resultNotFound, http.StatusNotFound, "not found")
 	case errors.As(err, &verr):
@@ -138,8 +148,33 @@ func (s *Service) respond(c echo.Context, start time.Time, kind, result string, 
 	if status == http.StatusNotFound || status == http.StatusBadRequest {
 		s.failures.allow(s.clientIP(c.Request()), s.cfg.NowFunc())
 	}
-	return c.String(status, text)
+	// As c.String(status, text) answers, with the common bodies made once.
+	w := c.Response()
+	if w.Header().Get(echo.HeaderContentType) == "" {
+		w.Header()[echo.HeaderContentType] = headerTextPlain
+	}
+	w.WriteHeader(status)
+	var body []byte
+	switch text {
+	case "OK":
+		body = bodyOK
+	case "Created":
+		body = bodyCreated
+	default:
+		body = []byte(text)
+	}
+	_, err := w.Write(body)
+	return err
 }
+
+// The values of the headers and the bodies of the common answers, shared.
+var (
+	headerAnyOrigin = []string{"*"}
+	headerNoStore   = []string{"no-store"}
+	headerTextPlain = []string{echo.MIMETextPlainCharsetUTF8}
+	bodyOK          = []byte("OK")
+	bodyCreated     = []byte("Created")
+)
 
 // readBody reads the request body: the first BodyLimit bytes are kept, and
 // truncated tells whether there was more. A body past BodyHardLimit is

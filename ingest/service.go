@@ -25,7 +25,7 @@ type Service struct {
 	failures        *keyLimiter // per client address, of pings that end in 404 or 400
 	clientIP        echo.IPExtractor
 	m               *metrics
-	bodyLimitHeader string
+	bodyLimitHeader []string // the value of Ping-Body-Limit
 	// adviser gives each answer's Vigil-Warning headers.
 	adviser monitors.Adviser
 }
@@ -33,7 +33,7 @@ type Service struct {
 // New returns a Service. Its pings are stored once Run runs.
 func New(cfg Config) *Service {
 	cfg = cfg.withDefaults()
-	s := &Service{cfg: cfg, bodyLimitHeader: strconv.FormatInt(cfg.BodyLimit, 10)}
+	s := &Service{cfg: cfg, bodyLimitHeader: []string{strconv.FormatInt(cfg.BodyLimit, 10)}}
 	s.limiter = newKeyLimiter(cfg.RateLimit, cfg.RateBurst)
 	s.failures = newKeyLimiter(cfg.FailureLimit, cfg.FailureBurst)
 	var err error

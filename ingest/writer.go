@@ -21,12 +21,37 @@ type pinger interface {
 	Ping(ctx context.Context) error
 }
 
-// request is one ping waiting for its batch.
+// request is one ping waiting for its batch. The writer completes it once,
+// setting res or err and then sending on done.
 type request struct {
 	p    *monitors.PingRecordParams
 	res  monitors.PingRecordResult
 	err  error
-	done chan struct{}
+	done chan struct{} // buffered: the writer never waits on it
+}
+
+// requests keeps the requests whose completion was received, so that a
+// ping does not make a request and a channel each time.
+var requests = sync.Pool{New: func() any { return &request{done: make(chan struct{}, 1)} }}
+
+// newRequest returns a request for p. Give it back with release, and only
+// once its done was received: until then the writer may still complete it.
+func newRequest(p *monitors.PingRecordParams) *request {
+	r := requests.Get().(*request)
+	r.p = p
+	return r
+}
+
+// release gives r back for another ping; r's completion was received.
+func (r *request) release() {
+	r.p, r.res, r.err = nil, monitors.PingRecordResult{}, nil
+	requests.Put(r)
+}
+
+// complete hands r its result.
+func (r *request) complete(res monitors.PingRecordResult, err error) {
+	r.res, r.err = res, err
+	r.done <- struct{}{}
 }
 
 // writer is the group commit: it gathers the pings of concurrent requests
@@ -77,17 +102,19 @@ func (w *writer) queued() int {
 // picks the queue. A ctx that ends first returns ctx's error: the ping may
 // still be stored, but it was not acknowledged.
 func (w *writer) record(ctx context.Context, key string, p *monitors.PingRecordParams) (monitors.PingRecordResult, error) {
-	r := &request{p: p, done: make(chan struct{})}
 	if w.size == 1 {
 		// No group commit: this request writes its own transaction.
+		r := newRequest(p)
 		w.write(context.WithoutCancel(ctx), []*request{r})
-		return r.res, r.err
+		<-r.done
+		return r.result()
 	}
 	select {
 	case <-w.stopped:
 		return monitors.PingRecordResult{}, errStopped
 	default:
 	}
+	r := newRequest(p)
 	q := w.queues[0]
 	if len(w.queues) > 1 {
 		q = w.queues[hashKey(key)%uint32(len(w.queues))]
@@ -95,23 +122,35 @@ func (w *writer) record(ctx context.Context, key string, p *monitors.PingRecordP
 	select {
 	case q <- r:
 	case <-w.stopped:
+		r.release() // never queued
 		return monitors.PingRecordResult{}, errStopped
 	case <-ctx.Done():
+		r.release()
 		return monitors.PingRecordResult{}, ctx.Err()
 	}
+	// From here on the writer holds r: it goes back to the pool only once
+	// it is complete.
 	select {
 	case <-r.done:
-		return r.res, r.err
+		return r.result()
 	case <-w.finished:
 		select {
 		case <-r.done:
-			return r.res, r.err
+			return r.result()
 		default:
 			return monitors.PingRecordResult{}, errStopped
 		}
 	case <-ctx.Done():
 		return monitors.PingRecordResult{}, ctx.Err()
 	}
+}
+
+// result returns what the writer handed r, whose completion was received,
+// and releases r.
+func (r *request) result() (monitors.PingRecordResult, error) {
+	res, err := r.res, r.err
+	r.release()
+	return res, err
 }
 
 // run writes batches until ctx is done, then writes out what is queued and
@@ -204,8 +243,7 @@ func (w *writer) write(ctx context.Context, batch []*request) {
 	}
 	if err == nil {
 		for i, r := range batch {
-			r.res = res[i]
-			close(r.done)
+			r.complete(res[i], nil)
 		}
 		return
 	}
@@ -222,8 +260,7 @@ func (w *writer) write(ctx context.Context, batch []*request) {
 		w.log.Error("ping batch not recorded", "pings", len(batch), "err", err)
 	}
 	for _, r := range batch {
-		r.err = err
-		close(r.done)
+		r.complete(monitors.PingRecordResult{}, err)
 	}
 }
 

@@ -68,8 +68,8 @@ func (b *writerBundle) queue(rids ...string) []*request {
 		if i%2 == 1 {
 			kind = monitors.PingSuccess
 		}
-		r := &request{done: make(chan struct{}), p: &monitors.PingRecordParams{PingKey: b.m.PingKey,
-			Ping: monitors.Ping{Kind: kind, At: t0.Add(time.Duration(i) * time.Second), RID: rid}}}
+		r := newRequest(&monitors.PingRecordParams{PingKey: b.m.PingKey,
+			Ping: monitors.Ping{Kind: kind, At: t0.Add(time.Duration(i) * time.Second), RID: rid}})
 		b.w.queues[0] <- r
 		rs = append(rs, r)
 	}

@@ -128,7 +128,13 @@ const MaxRanOccs = 8
 
 // UnmarshalJSON reads a state, including one stored before retry chains
 // were kept per occurrence (a single "retry").
-func (s *State) UnmarshalJSON(b []byte) error {
+func (s *State) UnmarshalJSON(b []byte) error { return DecodeState(b, s) }
+
+// DecodeState reads the JSON of a state into s, as [State.UnmarshalJSON]
+// does. It is what stores call: json.Unmarshal into a State checks and
+// scans the text twice before handing it to UnmarshalJSON, which decodes
+// it again; this reads it once.
+func DecodeState(b []byte, s *State) error {
 	type plain State
 	var v struct {
 		plain
@@ -1184,12 +1190,15 @@ type timeRule struct {
 // in the order ApplyTime applies them: ApplyTime fires those that are due,
 // and NextDeadline is the earliest of them. A paused or undeclared monitor
 // has none.
-func (m *Monitor) timeRules() []timeRule {
+func (m *Monitor) timeRules() []timeRule { return m.appendTimeRules(nil) }
+
+// appendTimeRules appends timeRules to rules: NextDeadline, which runs at
+// every ping, lists them in an array on its stack.
+func (m *Monitor) appendTimeRules(rules []timeRule) []timeRule {
 	s := &m.State
 	if m.Paused || m.Undeclared() {
-		return nil
+		return rules
 	}
-	var rules []timeRule
 	if at := m.releaseAt(); !at.IsZero() {
 		rules = append(rules, timeRule{kind: ruleRelease, at: at})
 	}
@@ -1405,8 +1414,11 @@ func (x *machine) time(now time.Time, opts TimeOptions) {
 // the monitor's state, or nil when only a ping or a person can: the
 // earliest rule of timeRules, or the end of the hold that postpones it.
 func (m *Monitor) NextDeadline() *time.Time {
-	var best time.Time
-	for _, r := range m.timeRules() {
+	var (
+		best time.Time
+		buf  [8]timeRule
+	)
+	for _, r := range m.appendTimeRules(buf[:0]) {
 		t := r.at
 		if h := m.State.Hold; h != nil && r.kind != ruleRelease && !t.After(h.OutageEnd) && t.Before(h.Until) {
 			t = h.Until

@@ -29,7 +29,7 @@ func DecodeMonitorJSON(m *monitors.Monitor, state, retry []byte) error {
 			return fmt.Errorf("decode retry policy of monitor %s: %w", m.ID, err)
 		}
 	}
-	if err := json.Unmarshal(state, &m.State); err != nil {
+	if err := monitors.DecodeState(state, &m.State); err != nil {
 		return fmt.Errorf("monitor %s: decode state: %w", m.ID, err)
 	}
 	return nil
@@ -93,7 +93,7 @@ func decodeListed(m *monitors.Monitor, state, retry []byte) error {
 		m.State = s.Clone()
 		return nil
 	}
-	if err := json.Unmarshal(state, &m.State); err != nil {
+	if err := monitors.DecodeState(state, &m.State); err != nil {
 		return fmt.Errorf("monitor %s: decode state: %w", m.ID, err)
 	}
 	listDecoded.states.Add(string(state), m.State.Clone())

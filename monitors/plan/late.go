@@ -69,20 +69,27 @@ func (l *lateSet) load(ctx context.Context, projects []string) error {
 }
 
 // prepare gives every monitor of w its NotifyLate (reading each project
-// once) and derives its next deadline again with it.
+// once) and derives its next deadline again where that changed it. w is
+// from builder.done, which derived every deadline from the state as it
+// is.
 func (l *lateSet) prepare(ctx context.Context, w *WriteSet) error {
 	projects := make([]string, 0, 1)
 	for _, m := range w.Monitors {
-		projects = append(projects, m.ProjectID)
+		if !slices.Contains(projects, m.ProjectID) {
+			projects = append(projects, m.ProjectID)
+		}
 	}
 	if err := l.load(ctx, projects); err != nil {
 		return err
 	}
 	for _, m := range w.Monitors {
+		was := m.NotifyLate
 		if err := l.set(ctx, m); err != nil {
 			return err
 		}
-		m.NextDeadlineAt = m.NextDeadline()
+		if m.NotifyLate != was {
+			m.NextDeadlineAt = m.NextDeadline()
+		}
 	}
 	return nil
 }

@@ -135,8 +135,9 @@ func (b *builder) done() *WriteSet {
 	return &b.w
 }
 
-// write writes w in tx, then routes and inserts the deliveries of the
-// events it recorded. Every script that changes monitors ends with it.
+// write writes w (from builder.done) in tx, then routes and inserts the
+// deliveries of the events it recorded. Every script that changes
+// monitors ends with it.
 func (s *Scripts) write(ctx context.Context, tx Tx, w *WriteSet) error {
 	return s.writeLate(ctx, tx, w, &lateSet{s: s, tx: tx})
 }
