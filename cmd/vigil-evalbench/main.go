@@ -311,8 +311,12 @@ func runRound(ctx context.Context, o *opts, tag string, round, n int, project st
 	base := time.Now().Add(o.lead).Truncate(time.Second).Add(time.Second)
 	burstAt := base.Add(o.steadyDuration / 2)
 	inBurst := make(map[string]bool, o.burst)
+	// The round's own due monitors: with -reuse, those of earlier runs
+	// fall due again an hour after theirs, and are not counted.
+	inRound := make(map[string]bool, r.due)
 	err = copyMonitors(ctx, pool, project, r.due, func(i int) (string, string, time.Time) {
 		id, slug := keys.NewID(), fmt.Sprintf("due-%s-%d", tag, i)
+		inRound[id] = true
 		if i < o.burst {
 			inBurst[id] = true
 			return id, slug, burstAt.Add(time.Duration(float64(o.burstSpread) * float64(i) / float64(o.burst)))
@@ -344,15 +348,24 @@ func runRound(ctx context.Context, o *opts, tag string, round, n int, project st
 		latBurst []time.Duration
 		lastDone time.Time
 		seen     int
+		// twice are the round's monitors reported with an incident
+		// change more than once (each must get one incident, once).
+		twice   int
+		counted = make(map[string]bool, r.due)
 	)
 	done := make(chan struct{})
 	record := func(committed time.Time, evs []monitors.EvaluatedMonitor) {
 		mu.Lock()
 		defer mu.Unlock()
 		for _, ev := range evs {
-			if ev.Transition == nil || len(ev.Transition.Incidents) == 0 {
+			if ev.Transition == nil || len(ev.Transition.Incidents) == 0 || !inRound[ev.MonitorID] {
 				continue
 			}
+			if counted[ev.MonitorID] {
+				twice++
+				continue
+			}
+			counted[ev.MonitorID] = true
 			lat := committed.Sub(ev.DueAt)
 			latAll = append(latAll, lat)
 			if inBurst[ev.MonitorID] {
@@ -455,9 +468,12 @@ func runRound(ctx context.Context, o *opts, tag string, round, n int, project st
 	if err != nil {
 		return nil, fmt.Errorf("count incidents: %w", err)
 	}
-	if incidents != r.due || distinct != r.due || events != r.due || deliveries != r.due*o.channels {
-		return nil, fmt.Errorf("%d due monitors got %d incidents on %d monitors with %d events and %d deliveries",
-			r.due, incidents, distinct, events, deliveries)
+	mu.Lock()
+	dup := twice
+	mu.Unlock()
+	if incidents != r.due || distinct != r.due || events != r.due || deliveries != r.due*o.channels || dup > 0 {
+		return nil, fmt.Errorf("%d due monitors got %d incidents on %d monitors with %d events and %d deliveries; %d reported evaluated with an incident change twice",
+			r.due, incidents, distinct, events, deliveries, dup)
 	}
 	r.incidents = incidents
 	r.load = loadAvg()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	lru "github.com/hashicorp/golang-lru/v2"
 )
@@ -18,6 +19,10 @@ const (
 	// stmtCacheMaxLen is the longest statement kept: longer ones are built
 	// for one batch (a VALUES list per row) and rarely repeat.
 	stmtCacheMaxLen = 4096
+	// pendingWait bounds how long the end of a write transaction waits
+	// for the writer connection to prepare what the transaction ran
+	// unprepared.
+	pendingWait = 10 * time.Millisecond
 )
 
 // stmtCache keeps the statements run on one pool prepared, by their SQL:
@@ -86,7 +91,9 @@ func (c *stmtCache) peek(q string) *sql.Stmt {
 }
 
 // preparePending prepares the statements that peek did not find. It must
-// not be called in a transaction of the pool's only connection.
+// not be called in a transaction of the pool's only connection. It waits
+// for the connection at most pendingWait (another transaction may hold
+// it), and leaves what it could not prepare by then for the next call.
 func (c *stmtCache) preparePending(ctx context.Context) {
 	if c == nil {
 		return
@@ -95,12 +102,24 @@ func (c *stmtCache) preparePending(ctx context.Context) {
 	pending := c.pending
 	c.pending = nil
 	c.mu.Unlock()
-	for _, q := range pending {
+	if len(pending) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, pendingWait)
+	defer cancel()
+	for i, q := range pending {
 		if _, err := c.get(ctx, q); err != nil {
+			c.mu.Lock()
 			if ctx.Err() != nil {
+				// Not prepared in time: left for the next transaction.
+				for _, q := range pending[i:] {
+					if !slices.Contains(c.pending, q) {
+						c.pending = append(c.pending, q)
+					}
+				}
+				c.mu.Unlock()
 				return
 			}
-			c.mu.Lock()
 			if c.failed == nil {
 				c.failed = make(map[string]bool)
 			}

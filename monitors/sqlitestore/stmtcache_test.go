@@ -2,6 +2,8 @@ package sqlitestore_test
 
 import (
 	"context"
+	"database/sql"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -74,4 +76,50 @@ func TestStatementCache(t *testing.T) {
 	}))
 	_, w3 := sqlitestore.CachedStatements(s)
 	require.Equal(t, w2, w3)
+}
+
+// TestStatementCachePendingDoesNotWait: the end of a transaction prepares
+// what it ran unprepared only if it gets the writer connection soon; when
+// another user holds it, the transaction returns, and a later one
+// prepares the statement.
+func TestStatementCachePendingDoesNotWait(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s, err := sqlitestore.Open(ctx, testdb.SQLitePath(t), sqlitestore.Options{Logger: testdb.Logger(t), CheckpointInterval: -1})
+	require.NoError(t, err)
+	defer s.Close()
+	w := sqlitestore.Writer(s)
+	_, w0 := sqlitestore.CachedStatements(s)
+
+	held := make(chan *sql.Conn, 1)
+	require.NoError(t, s.InTx(ctx, func(tx plan.Tx) error {
+		rows, err := tx.Query(ctx, "SELECT 3 AS three")
+		if err != nil {
+			return err
+		}
+		rows.Close()
+		// Someone else waits for the writer connection: it gets it as
+		// soon as this transaction ends.
+		waits := w.Stats().WaitCount
+		go func() {
+			c, err := w.Conn(ctx)
+			if err != nil {
+				t.Error(err)
+			}
+			held <- c
+		}()
+		for w.Stats().WaitCount == waits {
+			runtime.Gosched()
+		}
+		return nil
+	}))
+	c := <-held
+	require.NotNil(t, c)
+	_, w1 := sqlitestore.CachedStatements(s)
+	require.Equal(t, w0, w1, "not prepared: the connection was taken")
+	require.NoError(t, c.Close())
+
+	require.NoError(t, s.InTx(ctx, func(plan.Tx) error { return nil }))
+	_, w2 := sqlitestore.CachedStatements(s)
+	require.Equal(t, w0+1, w2, "prepared at the end of the next transaction")
 }
