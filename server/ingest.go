@@ -11,8 +11,13 @@ import (
 // This file wires the ping endpoints (/ping/...) and the batching writer into the server.
 
 // postgresIngestWriters is how many batches are written at once on
-// PostgreSQL when Config.Ingest.Writers is 0.
-const postgresIngestWriters = 2
+// PostgreSQL when Config.Ingest.Writers is 0. One: PostgreSQL's CPU is what
+// limits ingest, and much of a batch's cost is the same whatever its size
+// (its statements and its commit), so one writer's larger batches cost
+// less per ping than two writers' smaller ones (docs/benchmarks.md,
+// Ingest, third round on PostgreSQL: mean batch 38 against 18, and about
+// a quarter less of PostgreSQL's CPU per ping).
+const postgresIngestWriters = 1
 
 func (s *Server) mountIngest(e *echo.Echo) {
 	c := s.cfg.Ingest

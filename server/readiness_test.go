@@ -306,10 +306,10 @@ func TestPoolSize(t *testing.T) {
 		return srv.Store().(*pgstore.Store).Pool().Config().MaxConns
 	}
 	cfg := testConfig(dbURL)
-	require.Equal(t, 30, cfg.PoolSize(), "2 ingest writers, 2 evaluator claims, 20 delivery workers, 2 River, 4 requests")
-	require.EqualValues(t, 30, maxConns(cfg))
+	require.Equal(t, 29, cfg.PoolSize(), "1 ingest writer, 2 evaluator claims, 20 delivery workers, 2 River, 4 requests")
+	require.EqualValues(t, 29, maxConns(cfg))
 	cfg.Delivery.Workers = 4
-	require.EqualValues(t, 14, maxConns(cfg))
+	require.EqualValues(t, 13, maxConns(cfg))
 	cfg.Database.MaxConns = 7
 	require.EqualValues(t, 7, maxConns(cfg))
 	cfg = testConfig(dbURL + "&pool_max_conns=9")
