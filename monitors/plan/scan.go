@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"strings"
 	"time"
 
 	"github.com/vigilhq/vigil/monitors"
@@ -193,6 +194,16 @@ func CeilMicro(t *time.Time) *time.Time {
 		u = r.Add(time.Microsecond)
 	}
 	return &u
+}
+
+// Qualify qualifies each column of a comma-separated list with prefix
+// (such as "m."), for a statement that joins the table to another.
+func Qualify(prefix, cols string) string {
+	list := strings.Split(cols, ",")
+	for i, c := range list {
+		list[i] = prefix + strings.TrimSpace(c)
+	}
+	return strings.Join(list, ", ")
 }
 
 // LimitArg returns a LIMIT argument: nil, no limit, for n <= 0.

@@ -63,7 +63,7 @@ func (s *Store) MonitorListPage(ctx context.Context, p *monitors.MonitorPagePara
 	filtered := slices.Clone(args)
 	// The page's IDs are found first, so that only its rows are read
 	// whole and hashed (a sort carries every column it returns).
-	page := "SELECT " + prefixed("m.", monitorCols) + ", vigil_row_version(" + rowVersionArgs + "), p.matched" +
+	page := "SELECT " + plan.Qualify("m.", monitorCols) + ", vigil_row_version(" + rowVersionArgs + "), p.matched" +
 		" FROM (SELECT id, name, " + monitors.ListRankSQL(arg(p.Now)) + " AS rank, count(*) OVER () AS matched FROM monitors WHERE " + where +
 		" ORDER BY rank, name, id LIMIT coalesce(" + arg(plan.LimitArg(p.Limit)) + ", -1) OFFSET " + arg(max(p.Offset, 0)) + ") AS p" +
 		" JOIN monitors AS m ON m.id = p.id LEFT JOIN monitor_runs_pruned AS r ON r.monitor_id = m.id ORDER BY p.rank, p.name, p.id"
@@ -80,13 +80,4 @@ func (s *Store) MonitorListPage(ctx context.Context, p *monitors.MonitorPagePara
 // changes it.
 func (s *Store) MonitorListMarker(ctx context.Context, projectID string) (string, error) {
 	return plan.MonitorListMarker(ctx, s.Reader(), qMonitorListMarker, projectID)
-}
-
-// prefixed qualifies each column of a list with prefix.
-func prefixed(prefix, cols string) string {
-	list := strings.Split(cols, ",")
-	for i, c := range list {
-		list[i] = prefix + strings.TrimSpace(c)
-	}
-	return strings.Join(list, ", ")
 }

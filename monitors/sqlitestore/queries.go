@@ -29,7 +29,7 @@ const rowVersionCols = monitorCols + `, status, last_ping_at, next_expected_at, 
 
 // rowVersionArgs are the arguments of vigil_row_version and vigil_marker
 // for monitor m, r its monitor_runs_pruned row.
-var rowVersionArgs = prefixed("m.", rowVersionCols) + ", r.n"
+var rowVersionArgs = plan.Qualify("m.", rowVersionCols) + ", r.n"
 
 var (
 	// qMonitorListMarker: see Store.MonitorListMarker.
