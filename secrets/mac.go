@@ -52,7 +52,7 @@ func (k *Keyring) Verify(purpose string, msg []byte, sig string) error {
 	if !ok || !validID(id) {
 		return ErrBadMAC
 	}
-	got, err := base64.RawURLEncoding.DecodeString(mac64)
+	got, err := base64.RawURLEncoding.Strict().DecodeString(mac64) // one spelling per MAC
 	if err != nil || len(got) != sha256.Size {
 		return ErrBadMAC
 	}
