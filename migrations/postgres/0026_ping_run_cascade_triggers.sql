@@ -18,9 +18,9 @@
 -- The evaluator writes runs of the monitors it claimed FOR UPDATE.
 --
 -- New partitions of pings (pgstore/partitions.go) no longer clone a
--- foreign key, so making or dropping one no longer locks monitors (it
--- took SHARE ROW EXCLUSIVE there, which every ping's update of monitors
--- waits behind, and which waited behind every open batch).
+-- foreign key, so making one no longer locks monitors (it took SHARE ROW
+-- EXCLUSIVE there, which waited behind every open batch, up to the
+-- partitions' lock timeout, and made the pings behind it wait).
 --
 -- The trigger function's two DELETEs are planned once per connection and
 -- their plans kept (PL/pgSQL caches them), whatever the number of monitors
