@@ -264,8 +264,9 @@ func etagMatches(header, tag string) bool {
 // listEntry returns the page pageNo of the list that d's filters ask
 // for: kept from an earlier refresh while the store's marker says that
 // nothing it shows changed (listEntry.validAt), or else computed by the
-// store, with the sparklines of the monitors whose rows changed read
-// again. A page past the last is the last.
+// store, which reads again only the rows of the monitors that changed
+// since the page kept (MonitorPageParams.Known), with their sparklines.
+// A page past the last is the last.
 func (h *Handler) listEntry(ctx context.Context, v *viewer, d *listData, pageNo int) (*listEntry, error) {
 	// The marker is read before the page: a write between the two makes
 	// the kept page newer than its marker, which costs the next refresh a
@@ -275,11 +276,20 @@ func (h *Handler) listEntry(ctx context.Context, v *viewer, d *listData, pageNo 
 		return nil, err
 	}
 	key := strings.Join([]string{v.Project.ID, d.Q, d.Status, d.Tag, strconv.Itoa(pageNo)}, "\x00")
-	if e, ok := h.rowCache.pages.Get(key); ok && e.validAt(marker, v.Now) {
-		return e, nil
+	old, ok := h.rowCache.pages.Get(key)
+	if ok && old.validAt(marker, v.Now) {
+		return old, nil
 	}
 	p := &monitors.MonitorPageParams{ProjectID: v.Project.ID, Now: v.Now, Status: monitors.Status(d.Status), Tag: d.Tag,
 		Query: d.Q, Limit: listPage, Offset: (pageNo - 1) * listPage}
+	if ok {
+		// The monitors of the page kept before: those whose rows did not
+		// change since are not read again.
+		p.Known = make(map[string]monitors.KnownMonitor, len(old.Page.Monitors))
+		for i, m := range old.Page.Monitors {
+			p.Known[m.ID] = monitors.KnownMonitor{Version: old.Page.Versions[i], Monitor: m}
+		}
+	}
 	page, err := h.store.MonitorListPage(ctx, p)
 	if err != nil {
 		return nil, err

@@ -35,6 +35,11 @@ var (
 	// qMonitorListMarker: see Store.MonitorListMarker.
 	qMonitorListMarker = `SELECT vigil_marker(` + rowVersionArgs + `)
 		FROM monitors AS m LEFT JOIN monitor_runs_pruned AS r ON r.monitor_id = m.id WHERE m.project_id = ?1`
+	// qMonitorListedRows reads the monitors of a page that the caller
+	// does not know at their version (plan.PageSQL.Rows).
+	qMonitorListedRows = `SELECT ` + plan.Qualify("m.", monitorCols) + `, vigil_row_version(` + rowVersionArgs + `)
+		FROM monitors AS m LEFT JOIN monitor_runs_pruned AS r ON r.monitor_id = m.id
+		WHERE m.project_id = ?1 AND m.id IN (SELECT value FROM json_each(?2))`
 )
 
 const (
