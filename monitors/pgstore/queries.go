@@ -26,7 +26,7 @@ var qMonitorListedRows = `SELECT ` + plan.Qualify("m.", monitorCols) + `, ` + ro
 	WHERE m.project_id = $1 AND m.id = ANY($2::text[])`
 
 const (
-	qMonitorPageTags = `SELECT DISTINCT t.tag FROM monitors, unnest(tags) AS t (tag) WHERE project_id = $1`
+	qMonitorPageTags = `SELECT DISTINCT tags FROM monitors WHERE project_id = $1`
 	// qMonitorListMarker: see Store.MonitorListMarker.
 	qMonitorListMarker = `SELECT count(*)::text || '.' || coalesce(sum(hashtextextended(` + rowVersion + `, 0)), 0)::text
 		FROM monitors AS m LEFT JOIN monitor_runs_pruned AS r ON r.monitor_id = m.id WHERE m.project_id = $1`

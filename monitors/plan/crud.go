@@ -436,7 +436,8 @@ func wrapErr(err error, format string, args ...any) error {
 //   - Counts: rows (status at now, count, the earliest expected time after
 //     now of the up monitors, NULL for none), over all of the project's
 //     monitors;
-//   - Tags: rows (tag), the project's distinct tags;
+//   - Tags: rows (tags), the project's distinct lists of tags (a few: most
+//     monitors share theirs), which ListPage makes the distinct tags;
 //   - Page: the page, rows of the monitor columns followed by the row's
 //     version (text) and the number of monitors that pass the filters
 //     (count(*) OVER ());
@@ -476,10 +477,16 @@ func ListPage(ctx context.Context, db DB, q *PageSQL) (*monitors.MonitorPage, er
 			out.LateAt = *c.lateAt
 		}
 	}
-	if out.Tags, err = All(ctx, db, func(r Row) (t string, err error) { return t, r.Scan(&t) }, q.Tags, q.TagsArgs...); err != nil {
+	lists, err := All(ctx, db, func(r Row) (l []string, err error) { return l, r.Scan(&l) }, q.Tags, q.TagsArgs...)
+	if err != nil {
 		return nil, fmt.Errorf("list tags: %w", err)
 	}
-	// Sorted here, byte by byte, whatever the database's collation.
+	out.Tags = []string{}
+	for _, l := range lists {
+		out.Tags = append(out.Tags, l...)
+	}
+	// Distinct and sorted here, byte by byte, whatever the database's
+	// collation.
 	slices.Sort(out.Tags)
 	out.Tags = slices.Compact(out.Tags)
 	rows, err := pageRows(ctx, db, q)

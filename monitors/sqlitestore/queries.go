@@ -43,7 +43,7 @@ var (
 )
 
 const (
-	qMonitorPageTags = `SELECT DISTINCT j.value FROM monitors AS m, json_each(m.tags) AS j WHERE m.project_id = ?1`
+	qMonitorPageTags = `SELECT DISTINCT tags FROM monitors WHERE project_id = ?1`
 	qRunPruned       = `INSERT INTO monitor_runs_pruned (monitor_id, n) VALUES (?1, 1)
 		ON CONFLICT (monitor_id) DO UPDATE SET n = n + 1`
 )
