@@ -204,3 +204,7 @@ func TestSealing(t *testing.T) {
 func BenchmarkLoadReport(b *testing.B) {
 	storetest.BenchmarkLoadReport(b, func(tb testing.TB) monitors.Store { return testdb.Postgres(tb) })
 }
+
+func BenchmarkEvaluateDue(b *testing.B) {
+	storetest.BenchmarkEvaluateDue(b, func(tb testing.TB) monitors.Store { return testdb.Postgres(tb) })
+}

@@ -222,3 +222,7 @@ func TestRowVersionCoversEveryColumn(t *testing.T) {
 	slices.Sort(hashed)
 	require.Equal(t, cols, hashed)
 }
+
+func BenchmarkEvaluateDue(b *testing.B) {
+	storetest.BenchmarkEvaluateDue(b, func(tb testing.TB) monitors.Store { return testdb.SQLite(tb) })
+}
