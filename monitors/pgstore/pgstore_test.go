@@ -38,6 +38,10 @@ func TestStore(t *testing.T) {
 			t.Cleanup(func() { require.NoError(t, s.Close()) })
 			return s
 		},
+		DeleteProject: func(t *testing.T, s monitors.Store, id string) {
+			_, err := pgstore.Pool(s.(*pgstore.Store)).Exec(t.Context(), `DELETE FROM projects WHERE id = $1`, id)
+			require.NoError(t, err)
+		},
 	})
 }
 
@@ -199,4 +203,8 @@ func TestSealing(t *testing.T) {
 
 func BenchmarkLoadReport(b *testing.B) {
 	storetest.BenchmarkLoadReport(b, func(tb testing.TB) monitors.Store { return testdb.Postgres(tb) })
+}
+
+func BenchmarkEvaluateDue(b *testing.B) {
+	storetest.BenchmarkEvaluateDue(b, func(tb testing.TB) monitors.Store { return testdb.Postgres(tb) })
 }

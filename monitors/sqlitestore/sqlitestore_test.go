@@ -32,6 +32,10 @@ func TestStore(t *testing.T) {
 			t.Cleanup(func() { require.NoError(t, s.Close()) })
 			return s
 		},
+		DeleteProject: func(t *testing.T, s monitors.Store, id string) {
+			_, err := sqlitestore.Writer(s.(*sqlitestore.Store)).ExecContext(t.Context(), `DELETE FROM projects WHERE id = ?`, id)
+			require.NoError(t, err)
+		},
 	})
 }
 
@@ -217,4 +221,8 @@ func TestRowVersionCoversEveryColumn(t *testing.T) {
 	}
 	slices.Sort(hashed)
 	require.Equal(t, cols, hashed)
+}
+
+func BenchmarkEvaluateDue(b *testing.B) {
+	storetest.BenchmarkEvaluateDue(b, func(tb testing.TB) monitors.Store { return testdb.SQLite(tb) })
 }

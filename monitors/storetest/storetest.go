@@ -37,6 +37,9 @@ type Caps struct {
 	// WithMonitorLimit returns an empty store whose projects may have at
 	// most max monitors (VIGIL_MAX_MONITORS_PER_PROJECT). Required.
 	WithMonitorLimit func(t *testing.T, max int) monitors.Store
+	// DeleteProject deletes a project of s by SQL (no API deletes one),
+	// for the tests of what goes with it. Required.
+	DeleteProject func(t *testing.T, s monitors.Store, id string)
 }
 
 // Run runs the conformance suite. newStore returns an empty store on a
@@ -93,6 +96,7 @@ func Run(t *testing.T, newStore func(t *testing.T) monitors.Store, caps Caps) {
 	runWeb(t, newStore)
 	runListPage(t, newStore)
 	runLifecycle(t, newStore, caps)
+	runCascades(t, newStore, caps)
 	runUptime(t, newStore)
 	runReports(t, newStore)
 	runStatusPages(t, newStore)
