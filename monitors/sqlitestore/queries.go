@@ -35,10 +35,15 @@ var (
 	// qMonitorListMarker: see Store.MonitorListMarker.
 	qMonitorListMarker = `SELECT vigil_marker(` + rowVersionArgs + `)
 		FROM monitors AS m LEFT JOIN monitor_runs_pruned AS r ON r.monitor_id = m.id WHERE m.project_id = ?1`
+	// qMonitorListedRows reads the monitors of a page that the caller
+	// does not know at their version (plan.PageSQL.Rows).
+	qMonitorListedRows = `SELECT ` + plan.Qualify("m.", monitorCols) + `, vigil_row_version(` + rowVersionArgs + `)
+		FROM monitors AS m LEFT JOIN monitor_runs_pruned AS r ON r.monitor_id = m.id
+		WHERE m.project_id = ?1 AND m.id IN (SELECT value FROM json_each(?2))`
 )
 
 const (
-	qMonitorPageTags = `SELECT DISTINCT j.value FROM monitors AS m, json_each(m.tags) AS j WHERE m.project_id = ?1`
+	qMonitorPageTags = `SELECT DISTINCT tags FROM monitors WHERE project_id = ?1`
 	qRunPruned       = `INSERT INTO monitor_runs_pruned (monitor_id, n) VALUES (?1, 1)
 		ON CONFLICT (monitor_id) DO UPDATE SET n = n + 1`
 )
@@ -231,13 +236,17 @@ const (
 		WHERE project_id IN (SELECT value FROM json_each(?1)) ORDER BY id`
 	qDeliveryPending = `SELECT incident_id, channel_id FROM deliveries
 		WHERE incident_id IN (SELECT value FROM json_each(?1)) AND state = 'pending'`
-	// qDeliveryInsert inserts a routed delivery, if its channel still
-	// exists.
+	// qDeliveryInsert inserts routed deliveries to the channels that still
+	// exist, one row of qDeliveryInsertRow per delivery, in the order of
+	// the rows (column1).
 	qDeliveryInsert = `INSERT INTO deliveries (project_id, incident_id, event_id, event, monitor_id, channel_id,
 			state, attempts, created_at, next_attempt_at, report_id, group_at)
-		SELECT ?1, nullif(?2, ''), nullif(?3, 0), ?4, nullif(?5, ''), c.id, 'pending', 0, ?7, ?7, nullif(?8, ''), ?9
-		FROM channels c WHERE c.id = ?6 AND c.project_id = ?1
+		SELECT v.column2, nullif(v.column3, ''), nullif(v.column4, 0), v.column5, nullif(v.column6, ''), c.id,
+			'pending', 0, v.column8, v.column8, nullif(v.column9, ''), v.column10
+		FROM (VALUES %s) AS v JOIN channels c ON c.id = v.column7 AND c.project_id = v.column2
+		ORDER BY v.column1
 		RETURNING ` + deliveryCols
+	qDeliveryInsertRow = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	// qDeliveryGet also finds the earliest earlier delivery of the same
 	// incident to the same channel that is still pending, or, for a
 	// member of a group, the group's lowest pending delivery, which sends
@@ -395,7 +404,7 @@ type statements struct {
 	eventInsert      *sql.Stmt
 
 	// Multi-row statements for the rows of a batch.
-	monitorUpdateState, pingInsert, runUpsert *bulk
+	monitorUpdateState, pingInsert, runUpsert, deliveryInsert *bulk
 }
 
 func prepare(ctx context.Context, db *sql.DB) (*statements, error) {
@@ -407,6 +416,7 @@ func prepare(ctx context.Context, db *sql.DB) (*statements, error) {
 		{&st.monitorUpdateState, qMonitorUpdateState, qMonitorUpdateStateRow},
 		{&st.pingInsert, qPingInsert, qPingInsertRow},
 		{&st.runUpsert, qRunUpsert, qRunUpsertRow},
+		{&st.deliveryInsert, qDeliveryInsert, qDeliveryInsertRow},
 	} {
 		b, err := newBulk(ctx, db, p.query, p.row)
 		if err != nil {
@@ -444,7 +454,7 @@ func (st *statements) close() error {
 			errs = append(errs, s.Close())
 		}
 	}
-	for _, b := range []*bulk{st.monitorUpdateState, st.pingInsert, st.runUpsert} {
+	for _, b := range []*bulk{st.monitorUpdateState, st.pingInsert, st.runUpsert, st.deliveryInsert} {
 		if b != nil {
 			errs = append(errs, b.close())
 		}

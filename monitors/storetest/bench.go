@@ -128,3 +128,49 @@ func BenchmarkLoadReport(b *testing.B, newStore func(tb testing.TB) monitors.Sto
 		require.Equal(b, 7*BenchReportMonitors, r.Occurrences)
 	}
 }
+
+// BenchEvaluateBatch is how many due monitors each claim of
+// BenchmarkEvaluateDue evaluates: the evaluator's batch.
+const BenchEvaluateBatch = 500
+
+// BenchmarkEvaluateDue measures the evaluator's claim at a burst: each
+// iteration makes BenchEvaluateBatch monitors fall due (outside the
+// timer) and evaluates them in one MonitorEvaluateDue, each opening a
+// missed incident with its event and a delivery to each of the project's
+// two default channels. It reports the time and this process's CPU per due
+// monitor (all of it for SQLite, the client's share for PostgreSQL).
+// newStore returns an empty store.
+func BenchmarkEvaluateDue(b *testing.B, newStore func(tb testing.TB) monitors.Store) {
+	s := newStore(b)
+	prj := MustProject(b, s)
+	for _, name := range []string{"one", "two"} {
+		_, err := s.ChannelCreate(b.Context(), &monitors.ChannelCreateParams{ID: RandomID("ch_"), ProjectID: prj.ID,
+			Kind: "webhook", Name: name, Config: []byte(`{"url":"https://example.com/hook"}`), IsDefault: true, Now: T0})
+		require.NoError(b, err)
+	}
+	now := T0.Add(2 * time.Hour)
+	made := 0
+	var cpu, wall time.Duration
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		pings := make([]*monitors.PingRecordParams, BenchEvaluateBatch)
+		for i := range pings {
+			slug := fmt.Sprintf("due-%07d", made)
+			made++
+			pings[i] = &monitors.PingRecordParams{ProjectPingKey: prj.PingKey, Slug: slug, Create: true,
+				NewMonitor: NewMonitor("", slug, nil), Ping: monitors.Ping{Kind: monitors.PingSuccess, At: T0}}
+		}
+		MustRecord(b, s, pings...)
+		b.StartTimer()
+		cpu0, t0 := processCPU(), time.Now()
+		res, err := s.MonitorEvaluateDue(b.Context(), &monitors.EvaluateDueParams{Now: now, Limit: BenchEvaluateBatch})
+		wall += time.Since(t0)
+		cpu += processCPU() - cpu0
+		require.NoError(b, err)
+		require.Len(b, res.Evaluated, BenchEvaluateBatch)
+	}
+	due := float64(b.N * BenchEvaluateBatch)
+	b.ReportMetric(float64(wall.Microseconds())/due, "µs/due")
+	b.ReportMetric(float64(cpu.Microseconds())/due, "cpu-µs/due")
+}

@@ -35,8 +35,8 @@ func runHistory(t *testing.T, newStore func(t *testing.T) monitors.Store, caps C
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			if caps.Orphans == nil || caps.ProjectDelete == nil {
-				t.Fatal("Caps.Orphans and Caps.ProjectDelete are required")
+			if caps.Orphans == nil || caps.DeleteProject == nil {
+				t.Fatal("Caps.Orphans and Caps.DeleteProject are required")
 			}
 			tc.fn(t, setup(t, newStore), caps)
 		})
@@ -86,7 +86,7 @@ func testHistoryProjectDelete(t *testing.T, b *bundle, caps Caps) {
 	keep := b.monitor(t, "keep", nil)
 	recordRuns(t, s, keep, T0, 2)
 
-	caps.ProjectDelete(t, s, gone.ID)
+	caps.DeleteProject(t, s, gone.ID)
 	require.Empty(t, caps.Orphans(t, s), "the project's monitors' pings and runs went with them")
 	for _, m := range ms {
 		_, err := s.MonitorGet(ctx, gone.ID, m.ID)

@@ -37,10 +37,9 @@ type Caps struct {
 	// WithMonitorLimit returns an empty store whose projects may have at
 	// most max monitors (VIGIL_MAX_MONITORS_PER_PROJECT). Required.
 	WithMonitorLimit func(t *testing.T, max int) monitors.Store
-	// ProjectDelete deletes a project with SQL, as a person would by hand
-	// (the store has no call for it): the schema deletes what is in it.
-	// Required.
-	ProjectDelete func(t *testing.T, s monitors.Store, projectID string)
+	// DeleteProject deletes a project of s by SQL (no API deletes one),
+	// for the tests of what goes with it. Required.
+	DeleteProject func(t *testing.T, s monitors.Store, id string)
 	// Orphans runs [OrphansSQL] on the database of s. Required.
 	Orphans func(t *testing.T, s monitors.Store) []string
 }
@@ -99,6 +98,7 @@ func Run(t *testing.T, newStore func(t *testing.T) monitors.Store, caps Caps) {
 	runWeb(t, newStore)
 	runListPage(t, newStore)
 	runLifecycle(t, newStore, caps)
+	runCascades(t, newStore, caps)
 	runHistory(t, newStore, caps)
 	runUptime(t, newStore)
 	runReports(t, newStore)
