@@ -221,7 +221,8 @@ const (
 	qDeliveryPending = `SELECT incident_id, channel_id FROM deliveries
 		WHERE incident_id = ANY($1::text[]) AND state = 'pending'`
 	// qDeliveryInsert inserts routed deliveries, in order, to the channels
-	// that still exist.
+	// that still exist, and returns the key of each with its ID: the rest
+	// of the row is what was routed.
 	qDeliveryInsert = `INSERT INTO deliveries (project_id, incident_id, event_id, event, monitor_id, channel_id,
 			state, attempts, created_at, next_attempt_at, report_id, group_at)
 		SELECT u.project_id, nullif(u.incident_id, ''), nullif(u.event_id, 0), u.event, nullif(u.monitor_id, ''), u.channel_id,
@@ -231,7 +232,10 @@ const (
 			WITH ORDINALITY AS u(project_id, incident_id, event_id, event, monitor_id, channel_id, at, report_id, group_at, n)
 		JOIN channels c ON c.id = u.channel_id AND c.project_id = u.project_id
 		ORDER BY u.n
-		RETURNING ` + deliveryCols
+		RETURNING ` + deliveryInserted
+	// deliveryInserted is what an insert of deliveries returns of each: its
+	// ID and its key (plan.Inserted).
+	deliveryInserted = `id, coalesce(event_id, 0), coalesce(report_id, ''), channel_id`
 	// qDeliveryGet also finds the earliest earlier delivery of the same
 	// incident to the same channel that is still pending, or, for a
 	// member of a group, the group's lowest pending delivery, which sends
