@@ -197,8 +197,10 @@ const (
 		WHERE project_id = $1 AND ($2 = '' OR incident_id = $2) ORDER BY id LIMIT $3`
 
 	// eventReturning, appended to a statement that inserts incident events,
-	// returns them.
-	eventReturning = ` RETURNING id, coalesce(incident_id, ''), monitor_id, project_id, kind, at, summary`
+	// returns them; openedReturning, appended to qIncidentOpenMany, the ID
+	// of each event with its incident's (see openedRows).
+	eventReturning  = ` RETURNING id, coalesce(incident_id, ''), monitor_id, project_id, kind, at, summary`
+	openedReturning = ` RETURNING id, incident_id`
 	// qIncidentClose ends the open incident of a kind without an event.
 	qIncidentClose = `UPDATE incidents SET resolved_at = $3, resolve_summary = $4
 		WHERE monitor_id = $1 AND kind = $2 AND resolved_at IS NULL`
