@@ -106,6 +106,18 @@ type MonitorPageParams struct {
 	// filters, in the list's order: ListRank of the status at Now, then
 	// name, then ID. A Limit of 0 or less returns them all.
 	Limit, Offset int
+	// Known are monitors the caller holds, by ID, each with the version
+	// of the row it was read from (a MonitorPage.Versions): a monitor of
+	// the page whose row still has that version is not read again, and
+	// the page holds the one given. Nil reads every row of the page.
+	Known map[string]KnownMonitor
+}
+
+// KnownMonitor is a monitor as read from its row at Version (see
+// [MonitorPageParams.Known]).
+type KnownMonitor struct {
+	Version string
+	Monitor *Monitor
 }
 
 // MonitorPage is one page of a project's monitor list, as

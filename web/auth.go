@@ -81,6 +81,10 @@ type viewer struct {
 	Project *monitors.Project
 	Loc     *time.Location
 	Now     time.Time
+	// Until is the earliest instant after Now at which something drawn
+	// for this request, as noted by changesAt, is drawn differently; zero
+	// when nothing noted changes with time.
+	Until time.Time
 }
 
 const viewerKey = "vigil.viewer"

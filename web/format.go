@@ -23,12 +23,15 @@ type When struct {
 	Past bool
 }
 
-// when formats t for the viewer; nil for the zero time.
+// when formats t for the viewer; nil for the zero time. It notes when
+// what it says changes (viewer.changesAt).
 func (v *viewer) when(t time.Time) *When {
 	if t.IsZero() {
 		return nil
 	}
-	return whenIn(t, v.Loc, v.Now)
+	w, until := whenIn(t, v.Loc, v.Now)
+	v.changesAt(until)
+	return w
 }
 
 func (v *viewer) whenPtr(t *time.Time) *When {
@@ -38,38 +41,75 @@ func (v *viewer) whenPtr(t *time.Time) *When {
 	return v.when(*t)
 }
 
-func whenIn(t time.Time, loc *time.Location, now time.Time) *When {
+// relative is relative(t, v.Now), noting when it changes.
+func (v *viewer) relative(t time.Time) string {
+	s, until := relativeSpan(t, v.Now)
+	v.changesAt(until)
+	return s
+}
+
+// changesAt notes that something drawn for the viewer at Now is drawn
+// differently from t on: Until is the earliest such instant noted.
+func (v *viewer) changesAt(t time.Time) {
+	if v.Until.IsZero() || t.Before(v.Until) {
+		v.Until = t
+	}
+}
+
+// whenIn formats t in loc as seen at now, and says until when (after
+// now) that stays the same.
+func whenIn(t time.Time, loc *time.Location, now time.Time) (*When, time.Time) {
 	lt := t.In(loc)
 	layout := "Mon 2 Jan 15:04:05"
-	if lt.Year() != now.In(loc).Year() {
+	ln := now.In(loc)
+	if lt.Year() != ln.Year() {
 		layout = "Mon 2 Jan 2006 15:04:05"
 	}
 	zone, _ := lt.Zone()
+	rel, until := relativeSpan(t, now)
+	if t.After(now) && t.Before(until) {
+		until = t // Past
+	}
+	if ny := time.Date(ln.Year()+1, 1, 1, 0, 0, 0, 0, loc); ny.Before(until) {
+		until = ny // the layout, by the year
+	}
 	return &When{
 		ISO:  t.UTC().Format(time.RFC3339),
 		Text: lt.Format(layout),
 		Zone: zone,
-		Rel:  relative(t, now),
+		Rel:  rel,
 		Full: lt.Format("Monday 2 January 2006, 15:04:05 MST") + " (" + loc.String() + ")",
 		Past: !t.After(now),
-	}
+	}, until
 }
 
 // relative says how far t is from now: "in 12 min", "3 min ago", "just
 // now".
 func relative(t, now time.Time) string {
+	s, _ := relativeSpan(t, now)
+	return s
+}
+
+// relativeSpan is relative(t, now), and the first instant after now at
+// which relative(t, ·) says something else. The text says the distance
+// in whole units (a second, a minute, an hour, a day, 30 days: unit), so
+// it stays the same while the distance is between the two multiples of
+// unit around it; each range of the switch starts and ends on a multiple
+// of its unit.
+func relativeSpan(t, now time.Time) (string, time.Time) {
 	d := t.Sub(now)
 	future := d > 0
 	if !future {
 		d = -d
 	}
 	if d < 2*time.Second {
-		return "just now"
+		return "just now", t.Add(2 * time.Second)
 	}
 	var s string
+	unit := time.Minute
 	switch {
 	case d < time.Minute:
-		s = fmt.Sprintf("%d s", int(d/time.Second))
+		s, unit = fmt.Sprintf("%d s", int(d/time.Second)), time.Second
 	case d < time.Hour:
 		s = fmt.Sprintf("%d min", int(d/time.Minute))
 	case d < 10*time.Hour:
@@ -79,16 +119,19 @@ func relative(t, now time.Time) string {
 			s += fmt.Sprintf(" %d min", m)
 		}
 	case d < 48*time.Hour:
-		s = fmt.Sprintf("%d h", int(d/time.Hour))
+		s, unit = fmt.Sprintf("%d h", int(d/time.Hour)), time.Hour
 	case d < 60*24*time.Hour:
-		s = fmt.Sprintf("%d days", int(d/(24*time.Hour)))
+		s, unit = fmt.Sprintf("%d days", int(d/(24*time.Hour))), 24*time.Hour
 	default:
-		s = fmt.Sprintf("%d months", int(d/(30*24*time.Hour)))
+		s, unit = fmt.Sprintf("%d months", int(d/(30*24*time.Hour))), 30*24*time.Hour
 	}
+	lo := d - d%unit
 	if future {
-		return "in " + s
+		// The same while t-now >= lo.
+		return "in " + s, t.Add(-lo + time.Nanosecond)
 	}
-	return s + " ago"
+	// The same while now-t < lo+unit.
+	return s + " ago", t.Add(lo + unit)
 }
 
 // plainDuration says d in words ([monitors.PlainDuration]).

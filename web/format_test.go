@@ -44,6 +44,37 @@ func TestRelative(t *testing.T) {
 	}
 }
 
+// TestRelativeSpan: relativeSpan's instant is after now, the text is the
+// same at every instant from now to just before it, and different at it,
+// for distances of every range of relative, in the future and the past,
+// on and off the units' multiples. A span too long would let the list
+// answer 304 over a changed relative time; one too short costs a draw.
+func TestRelativeSpan(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	var ds []time.Duration
+	for _, base := range []time.Duration{0, time.Second, 2 * time.Second, 59 * time.Second, time.Minute, 61 * time.Minute,
+		time.Hour, 10 * time.Hour, 47 * time.Hour, 48 * time.Hour, 59 * 24 * time.Hour, 60 * 24 * time.Hour, 400 * 24 * time.Hour} {
+		for _, off := range []time.Duration{0, time.Nanosecond, 300 * time.Millisecond, 999 * time.Millisecond, 17*time.Second + 5} {
+			ds = append(ds, base+off, -(base + off), base-off, -(base - off))
+		}
+	}
+	for _, d := range ds {
+		at := now.Add(d)
+		text, until := relativeSpan(at, now)
+		require.Equal(t, relative(at, now), text)
+		require.True(t, until.After(now), "%s: until %s is after now", d, until)
+		span := until.Sub(now)
+		for _, x := range []time.Duration{0, time.Nanosecond, span / 3, span / 2, span - time.Millisecond, span - time.Nanosecond} {
+			if x < 0 || x >= span {
+				continue
+			}
+			require.Equal(t, text, relative(at, now.Add(x)), "%s: the same %s later (span %s)", d, x, span)
+		}
+		require.NotEqual(t, text, relative(at, until), "%s: different at until (%s later)", d, span)
+	}
+}
+
 func TestPlainDuration(t *testing.T) {
 	t.Parallel()
 	for d, want := range map[time.Duration]string{

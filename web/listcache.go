@@ -35,6 +35,7 @@ type rowCache struct {
 	rows   *lru.Cache[string, template.HTML]
 	sparks *lru.Cache[string, template.HTML]
 	pages  *lru.Cache[string, *listEntry]
+	drawn  *lru.Cache[string, *drawnList]
 }
 
 // listPagesKept bounds the pages of the list kept: each holds up to
@@ -54,7 +55,11 @@ func newRowCache() (*rowCache, error) {
 	if err != nil {
 		return nil, fmt.Errorf("web: list page cache: %w", err)
 	}
-	return &rowCache{rows: rows, sparks: sparks, pages: pages}, nil
+	drawn, err := lru.New[string, *drawnList](listDrawsKept)
+	if err != nil {
+		return nil, fmt.Errorf("web: list draw cache: %w", err)
+	}
+	return &rowCache{rows: rows, sparks: sparks, pages: pages, drawn: drawn}, nil
 }
 
 // purge forgets everything kept.
@@ -62,6 +67,30 @@ func (c *rowCache) purge() {
 	c.rows.Purge()
 	c.sparks.Purge()
 	c.pages.Purge()
+	c.drawn.Purge()
+}
+
+// listDrawsKept bounds the draws of the list remembered: a few viewers'
+// zones for each page kept.
+const listDrawsKept = 4 * listPagesKept
+
+// drawnList is the last draw of a page of the list for one zone, outage
+// note and refresh interval (its key): the page kept it drew (Entry), at
+// At, and its ETag. The fragment is a function of those and of the time,
+// and it stays the same from At until Until (viewer.Until: the first
+// instant at which a relative time, a status by the expected time or
+// anything else drawn changes; zero for never): while the page kept is
+// still Entry, a request in that time whose If-None-Match names ETag is
+// answered 304 without drawing.
+type drawnList struct {
+	Entry     *listEntry
+	At, Until time.Time
+	ETag      string
+}
+
+// validFor says whether a draw of e at now would be d's.
+func (d *drawnList) validFor(e *listEntry, now time.Time) bool {
+	return d.Entry == e && !now.Before(d.At) && (d.Until.IsZero() || now.Before(d.Until))
 }
 
 // listEntry is a page of the list as the store computed it at At, with

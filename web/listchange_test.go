@@ -89,6 +89,12 @@ func TestMonitorListRefreshIsNeverStale(t *testing.T) {
 		step("a start ping", true, func() { ping(job, monitors.PingStart) })
 		b.clock.advance(10 * time.Second)
 		step("ten seconds", true, func() {})
+		// Time alone, by less than and more than the steps of the
+		// relative times: a 304 only while nothing drawn changed.
+		for _, d := range []time.Duration{300 * time.Millisecond, 700 * time.Millisecond, 40 * time.Second, 30 * time.Second} {
+			b.clock.advance(d)
+			step("time passing", false, func() {})
+		}
 		step("a success ping (a new point of the sparkline)", true, func() { ping(job, monitors.PingSuccess) })
 		for range 12 {
 			b.clock.advance(time.Second)
@@ -134,5 +140,9 @@ func TestMonitorListRefreshIsNeverStale(t *testing.T) {
 		})
 		step("a monitor deleted", true, func() { require.NoError(t, b.store.MonitorDelete(ctx, b.project.ID, other.ID)) })
 		step("nothing again", false, func() {})
+		for _, d := range []time.Duration{time.Second, time.Minute, time.Hour, 20 * time.Hour, 3 * 24 * time.Hour, 9 * 24 * time.Hour} {
+			b.clock.advance(d)
+			step("time passing after it all", false, func() {})
+		}
 	})
 }

@@ -63,11 +63,22 @@ func (r *monitorRow) AdviceText() string {
 	return strings.Join(monitors.AdviceStrings(r.Advice), "\n")
 }
 
+// monitorRow is m as the list shows it at v.Now. Whatever in it changes
+// with time alone notes when it does (viewer.changesAt): the times said
+// relative to now, the status by the expected time (Monitor.StatusAt),
+// the snooze's end, the next run of a schedule not yet watched. Advice
+// does not change with time (Adviser keeps a schedule's gap).
 func (h *Handler) monitorRow(v *viewer, m *monitors.Monitor, spark template.HTML) *monitorRow {
 	st := m.StatusAt(v.Now)
+	if st == monitors.StatusUp && m.State.Expected.After(v.Now) {
+		v.changesAt(m.State.Expected)
+	}
 	r := &monitorRow{ID: m.ID, Name: m.Name, Slug: m.Slug, Tags: m.Tags, Status: st,
 		LastPing: v.when(m.State.LastPingAt), LastKind: m.State.LastPingKind, Spark: spark,
 		Advice: h.adviser.Advise(m, v.Now)}
+	if m.SnoozedUntil != nil && m.SnoozedUntil.After(v.Now) {
+		v.changesAt(*m.SnoozedUntil)
+	}
 	if m.Snoozed(v.Now) {
 		r.Snoozed = v.whenPtr(m.SnoozedUntil)
 	}
@@ -88,6 +99,7 @@ func (h *Handler) monitorRow(v *viewer, m *monitors.Monitor, spark template.HTML
 		r.NextLabel = "after the first ping"
 		if sched, err := monitors.ParseSchedule(m.Schedule); err == nil && m.Schedule.Kind != monitors.ScheduleInterval {
 			if next := sched.Next(v.Now); !next.IsZero() {
+				v.changesAt(next) // the next run after it is another
 				r.Next, r.NextLabel = v.when(next), "next run; watched after the first ping"
 			}
 		}
@@ -95,7 +107,7 @@ func (h *Handler) monitorRow(v *viewer, m *monitors.Monitor, spark template.HTML
 	switch st {
 	case monitors.StatusLate:
 		downAt := m.State.Expected.Add(m.Grace())
-		r.Why = fmt.Sprintf("No ping since it was expected; it goes down %s unless one arrives.", relative(downAt, v.Now))
+		r.Why = fmt.Sprintf("No ping since it was expected; it goes down %s unless one arrives.", v.relative(downAt))
 	case monitors.StatusRetrying:
 		r.Why = "A failed attempt announced a retry; the retry has not reported yet."
 		if n := len(m.State.Retries); n > 1 {
@@ -103,9 +115,9 @@ func (h *Handler) monitorRow(v *viewer, m *monitors.Monitor, spark template.HTML
 		}
 	case monitors.StatusRunning:
 		if runs := m.State.Runs; len(runs) > 0 {
-			r.Why = fmt.Sprintf("A run started %s; it counts as stuck after %s.", relative(runs[0].StartedAt, v.Now), plainDuration(m.MaxRuntime()))
+			r.Why = fmt.Sprintf("A run started %s; it counts as stuck after %s.", v.relative(runs[0].StartedAt), plainDuration(m.MaxRuntime()))
 			if len(runs) > 1 {
-				r.Why = fmt.Sprintf("%d runs are open; the oldest started %s.", len(runs), relative(runs[0].StartedAt, v.Now))
+				r.Why = fmt.Sprintf("%d runs are open; the oldest started %s.", len(runs), v.relative(runs[0].StartedAt))
 			}
 		}
 	case monitors.StatusUndeclared:
@@ -168,7 +180,10 @@ const listPage = 500
 // status and text, a page of listPage at a time. An htmx request aimed at
 // the rows gets only them: the list refreshes itself with it, and sends
 // the ETag of the rows it shows (If-None-Match), so that an unchanged list
-// is answered with 304 and not drawn again.
+// is answered with 304 and not drawn again. While the page kept and
+// everything else the fragment shows are those of the last draw, and
+// nothing in it changed with time since (drawnList), that 304 is sent
+// without drawing the rows again.
 func (h *Handler) monitorList(c echo.Context) error {
 	v := c.Get(viewerKey).(*viewer)
 	ctx := c.Request().Context()
@@ -181,9 +196,31 @@ func (h *Handler) monitorList(c echo.Context) error {
 		pageNo = n
 	}
 	d := &listData{Q: strings.TrimSpace(c.QueryParam("q")), Status: c.QueryParam("status"), Tag: c.QueryParam("tag")}
-	e, err := h.listEntry(ctx, v, d, pageNo)
+	key := strings.Join([]string{v.Project.ID, d.Q, d.Status, d.Tag, strconv.Itoa(pageNo)}, "\x00")
+	e, err := h.listEntry(ctx, v, d, key, pageNo)
 	if err != nil {
 		return err
+	}
+	outages, err := h.store.OutageList(ctx, &monitors.OutageListParams{Limit: 1})
+	if err != nil {
+		return err
+	}
+	outageKey := "-"
+	if len(outages) > 0 {
+		o := outages[0]
+		outageKey = o.StartedAt.UTC().Format(time.RFC3339Nano) + "/" + o.EndedAt.UTC().Format(time.RFC3339Nano)
+		if shownUntil := o.EndedAt.Add(outageShownFor); v.Now.Before(shownUntil) {
+			v.changesAt(shownUntil)
+			d.Outage = &outageView{From: v.when(o.StartedAt), To: v.when(o.EndedAt), Lasted: plainDuration(o.Duration().Round(time.Second))}
+		}
+	}
+	rowsOnly := isHTMX(c) && c.Request().Header.Get("HX-Target") == "monitor-rows"
+	drawnKey := strings.Join([]string{key, v.Loc.String(), outageKey, h.refreshAttr()}, "\x00")
+	if inm := c.Request().Header.Get("If-None-Match"); rowsOnly && inm != "" {
+		if dr, ok := h.rowCache.drawn.Get(drawnKey); ok && dr.validFor(e, v.Now) && etagMatches(inm, dr.ETag) {
+			c.Response().Header().Set("ETag", dr.ETag)
+			return c.NoContent(http.StatusNotModified)
+		}
 	}
 	d.Total, d.Matched, d.Tags = e.Page.Total, e.Page.Matched, e.Page.Tags
 	for _, st := range monitors.ListOrder {
@@ -225,14 +262,6 @@ func (h *Handler) monitorList(c echo.Context) error {
 	if d.Page < d.Pages {
 		d.NextURL = template.URL("/?" + query(d.Page+1)) //nolint:gosec // an encoded query string
 	}
-	outages, err := h.store.OutageList(ctx, &monitors.OutageListParams{Limit: 1})
-	if err != nil {
-		return err
-	}
-	if len(outages) > 0 && v.Now.Sub(outages[0].EndedAt) < outageShownFor {
-		o := outages[0]
-		d.Outage = &outageView{From: v.when(o.StartedAt), To: v.when(o.EndedAt), Lasted: plainDuration(o.Duration().Round(time.Second))}
-	}
 	p := &page{Title: "Monitors", Nav: "monitors", V: v, Data: d, Refresh: h.refreshAttr()}
 	body, err := h.executeBytes("monitors", "rows-body", p)
 	if err != nil {
@@ -240,7 +269,8 @@ func (h *Handler) monitorList(c echo.Context) error {
 	}
 	d.Body = template.HTML(body) //nolint:gosec // the output of the escaping template
 	d.ETag = listETag(body, d.Query, p.Refresh)
-	if isHTMX(c) && c.Request().Header.Get("HX-Target") == "monitor-rows" {
+	h.rowCache.drawn.Add(drawnKey, &drawnList{Entry: e, At: v.Now, Until: v.Until, ETag: d.ETag})
+	if rowsOnly {
 		c.Response().Header().Set("ETag", d.ETag)
 		if etagMatches(c.Request().Header.Get("If-None-Match"), d.ETag) {
 			return c.NoContent(http.StatusNotModified)
@@ -264,9 +294,10 @@ func etagMatches(header, tag string) bool {
 // listEntry returns the page pageNo of the list that d's filters ask
 // for: kept from an earlier refresh while the store's marker says that
 // nothing it shows changed (listEntry.validAt), or else computed by the
-// store, with the sparklines of the monitors whose rows changed read
-// again. A page past the last is the last.
-func (h *Handler) listEntry(ctx context.Context, v *viewer, d *listData, pageNo int) (*listEntry, error) {
+// store, which reads again only the rows of the monitors that changed
+// since the page kept (MonitorPageParams.Known), with their sparklines.
+// A page past the last is the last.
+func (h *Handler) listEntry(ctx context.Context, v *viewer, d *listData, key string, pageNo int) (*listEntry, error) {
 	// The marker is read before the page: a write between the two makes
 	// the kept page newer than its marker, which costs the next refresh a
 	// reload, never a stale page.
@@ -274,12 +305,20 @@ func (h *Handler) listEntry(ctx context.Context, v *viewer, d *listData, pageNo 
 	if err != nil {
 		return nil, err
 	}
-	key := strings.Join([]string{v.Project.ID, d.Q, d.Status, d.Tag, strconv.Itoa(pageNo)}, "\x00")
-	if e, ok := h.rowCache.pages.Get(key); ok && e.validAt(marker, v.Now) {
-		return e, nil
+	old, ok := h.rowCache.pages.Get(key)
+	if ok && old.validAt(marker, v.Now) {
+		return old, nil
 	}
 	p := &monitors.MonitorPageParams{ProjectID: v.Project.ID, Now: v.Now, Status: monitors.Status(d.Status), Tag: d.Tag,
 		Query: d.Q, Limit: listPage, Offset: (pageNo - 1) * listPage}
+	if ok {
+		// The monitors of the page kept before: those whose rows did not
+		// change since are not read again.
+		p.Known = make(map[string]monitors.KnownMonitor, len(old.Page.Monitors))
+		for i, m := range old.Page.Monitors {
+			p.Known[m.ID] = monitors.KnownMonitor{Version: old.Page.Versions[i], Monitor: m}
+		}
+	}
 	page, err := h.store.MonitorListPage(ctx, p)
 	if err != nil {
 		return nil, err

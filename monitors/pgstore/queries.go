@@ -19,8 +19,14 @@ var qMonitorPageCounts = `SELECT ` + monitors.StatusAtSQL("$2") + `, count(*),
 	min(next_expected_at) FILTER (WHERE status = 'up' AND next_expected_at > $2)
 	FROM monitors WHERE project_id = $1 GROUP BY 1`
 
+// qMonitorListedRows reads the monitors of a page that the caller does not
+// know at their version (plan.PageSQL.Rows).
+var qMonitorListedRows = `SELECT ` + plan.Qualify("m.", monitorCols) + `, ` + rowVersion + `
+	FROM monitors AS m LEFT JOIN monitor_runs_pruned AS r ON r.monitor_id = m.id
+	WHERE m.project_id = $1 AND m.id = ANY($2::text[])`
+
 const (
-	qMonitorPageTags = `SELECT DISTINCT t.tag FROM monitors, unnest(tags) AS t (tag) WHERE project_id = $1`
+	qMonitorPageTags = `SELECT DISTINCT tags FROM monitors WHERE project_id = $1`
 	// qMonitorListMarker: see Store.MonitorListMarker.
 	qMonitorListMarker = `SELECT count(*)::text || '.' || coalesce(sum(hashtextextended(` + rowVersion + `, 0)), 0)::text
 		FROM monitors AS m LEFT JOIN monitor_runs_pruned AS r ON r.monitor_id = m.id WHERE m.project_id = $1`

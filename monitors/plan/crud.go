@@ -436,15 +436,25 @@ func wrapErr(err error, format string, args ...any) error {
 //   - Counts: rows (status at now, count, the earliest expected time after
 //     now of the up monitors, NULL for none), over all of the project's
 //     monitors;
-//   - Tags: rows (tag), the project's distinct tags;
+//   - Tags: rows (tags), the project's distinct lists of tags (a few: most
+//     monitors share theirs), which ListPage makes the distinct tags;
 //   - Page: the page, rows of the monitor columns followed by the row's
 //     version (text) and the number of monitors that pass the filters
 //     (count(*) OVER ());
 //   - Matched: one row, the number of monitors that pass the filters, run
-//     only when the page is empty.
+//     only when the page is empty;
+//   - Index: the page as Page finds it, rows of (ID, version, matched)
+//     only, with PageArgs: run instead of Page when the caller knows some
+//     monitors (Known), so that only the rows of the others are read
+//     whole;
+//   - Rows: the monitors of the project RowsArgs[0] whose IDs are in the
+//     list RowsArgs[1] (added by ListPage), rows of the monitor columns
+//     followed by the row's version.
 type PageSQL struct {
-	Counts, Tags, Page, Matched                 string
+	Counts, Tags, Page, Matched, Index, Rows    string
 	CountsArgs, TagsArgs, PageArgs, MatchedArgs []any
+	RowsArgs                                    []any
+	Known                                       map[string]monitors.KnownMonitor
 }
 
 // ListPage runs a store's MonitorListPage statements.
@@ -467,23 +477,21 @@ func ListPage(ctx context.Context, db DB, q *PageSQL) (*monitors.MonitorPage, er
 			out.LateAt = *c.lateAt
 		}
 	}
-	if out.Tags, err = All(ctx, db, func(r Row) (t string, err error) { return t, r.Scan(&t) }, q.Tags, q.TagsArgs...); err != nil {
+	lists, err := All(ctx, db, func(r Row) (l []string, err error) { return l, r.Scan(&l) }, q.Tags, q.TagsArgs...)
+	if err != nil {
 		return nil, fmt.Errorf("list tags: %w", err)
 	}
-	// Sorted here, byte by byte, whatever the database's collation.
+	out.Tags = []string{}
+	for _, l := range lists {
+		out.Tags = append(out.Tags, l...)
+	}
+	// Distinct and sorted here, byte by byte, whatever the database's
+	// collation.
 	slices.Sort(out.Tags)
 	out.Tags = slices.Compact(out.Tags)
-	type listed struct {
-		m       *monitors.Monitor
-		version string
-		matched int
-	}
-	rows, err := All(ctx, db, func(r Row) (l listed, err error) {
-		l.m, err = scanMonitorWith(r, decodeListed, &l.version, &l.matched)
-		return l, err
-	}, q.Page, q.PageArgs...)
+	rows, err := pageRows(ctx, db, q)
 	if err != nil {
-		return nil, fmt.Errorf("list monitors: %w", err)
+		return nil, err
 	}
 	for _, l := range rows {
 		out.Monitors = append(out.Monitors, l.m)
@@ -496,6 +504,80 @@ func ListPage(ctx context.Context, db DB, q *PageSQL) (*monitors.MonitorPage, er
 		}
 	}
 	return out, nil
+}
+
+// listed is a monitor of a page with the version of its row and the
+// number of monitors that pass the filters.
+type listed struct {
+	m       *monitors.Monitor
+	version string
+	matched int
+}
+
+// pageRows reads the page of q: whole (Page) when the caller knows no
+// monitor, or else its IDs and versions (Index) and then the rows of the
+// monitors whose version is not the one known (Rows). A row written
+// between the two reads is read at its newer version: the page then
+// mixes two instants, as its separate statements may anyway, and the
+// caller's marker, read before, already differs from the store's.
+func pageRows(ctx context.Context, db DB, q *PageSQL) ([]listed, error) {
+	if len(q.Known) == 0 {
+		rows, err := All(ctx, db, func(r Row) (l listed, err error) {
+			l.m, err = scanMonitorWith(r, decodeListed, &l.version, &l.matched)
+			return l, err
+		}, q.Page, q.PageArgs...)
+		if err != nil {
+			return nil, fmt.Errorf("list monitors: %w", err)
+		}
+		return rows, nil
+	}
+	type entry struct {
+		id string
+		listed
+	}
+	index, err := All(ctx, db, func(r Row) (e entry, err error) { return e, r.Scan(&e.id, &e.version, &e.matched) },
+		q.Index, q.PageArgs...)
+	if err != nil {
+		return nil, fmt.Errorf("list monitors: %w", err)
+	}
+	var missing []string
+	out := make([]listed, len(index))
+	for i, e := range index {
+		out[i] = e.listed
+		if k, ok := q.Known[e.id]; ok && k.Version == e.version && k.Monitor != nil && k.Monitor.ID == e.id {
+			out[i].m = k.Monitor
+			continue
+		}
+		missing = append(missing, e.id)
+	}
+	if len(missing) == 0 {
+		return out, nil
+	}
+	read, err := All(ctx, db, func(r Row) (l listed, err error) {
+		l.m, err = scanMonitorWith(r, decodeListed, &l.version)
+		return l, err
+	}, q.Rows, append(slices.Clone(q.RowsArgs), missing)...)
+	if err != nil {
+		return nil, fmt.Errorf("read listed monitors: %w", err)
+	}
+	byID := make(map[string]listed, len(read))
+	for _, l := range read {
+		byID[l.m.ID] = l
+	}
+	kept := out[:0]
+	for i, l := range out {
+		if l.m == nil {
+			r, ok := byID[index[i].id]
+			if !ok {
+				// Deleted since the index was read: left out, as a
+				// page read a moment later would.
+				continue
+			}
+			l.m, l.version = r.m, r.version
+		}
+		kept = append(kept, l)
+	}
+	return kept, nil
 }
 
 // MonitorListMarker runs a store's marker query, q, on project projectID.

@@ -63,14 +63,15 @@ func (s *Store) MonitorListPage(ctx context.Context, p *monitors.MonitorPagePara
 	filtered := slices.Clone(args)
 	// The page's IDs are found first, so that only its rows are read
 	// whole and hashed (a sort carries every column it returns).
-	page := "SELECT " + plan.Qualify("m.", monitorCols) + ", vigil_row_version(" + rowVersionArgs + "), p.matched" +
-		" FROM (SELECT id, name, " + monitors.ListRankSQL(arg(p.Now)) + " AS rank, count(*) OVER () AS matched FROM monitors WHERE " + where +
+	from := " FROM (SELECT id, name, " + monitors.ListRankSQL(arg(p.Now)) + " AS rank, count(*) OVER () AS matched FROM monitors WHERE " + where +
 		" ORDER BY rank, name, id LIMIT coalesce(" + arg(plan.LimitArg(p.Limit)) + ", -1) OFFSET " + arg(max(p.Offset, 0)) + ") AS p" +
 		" JOIN monitors AS m ON m.id = p.id LEFT JOIN monitor_runs_pruned AS r ON r.monitor_id = m.id ORDER BY p.rank, p.name, p.id"
 	return plan.ListPage(ctx, s.Reader(), &plan.PageSQL{
 		Counts: qMonitorPageCounts, CountsArgs: []any{p.ProjectID, p.Now},
 		Tags: qMonitorPageTags, TagsArgs: []any{p.ProjectID},
-		Page: page, PageArgs: args,
+		Page: "SELECT " + plan.Qualify("m.", monitorCols) + ", vigil_row_version(" + rowVersionArgs + "), p.matched" + from, PageArgs: args,
+		Index: "SELECT m.id, vigil_row_version(" + rowVersionArgs + "), p.matched" + from,
+		Rows:  qMonitorListedRows, RowsArgs: []any{p.ProjectID}, Known: p.Known,
 		Matched: "SELECT count(*) FROM monitors WHERE " + where, MatchedArgs: filtered,
 	})
 }

@@ -35,10 +35,15 @@ var (
 	// qMonitorListMarker: see Store.MonitorListMarker.
 	qMonitorListMarker = `SELECT vigil_marker(` + rowVersionArgs + `)
 		FROM monitors AS m LEFT JOIN monitor_runs_pruned AS r ON r.monitor_id = m.id WHERE m.project_id = ?1`
+	// qMonitorListedRows reads the monitors of a page that the caller
+	// does not know at their version (plan.PageSQL.Rows).
+	qMonitorListedRows = `SELECT ` + plan.Qualify("m.", monitorCols) + `, vigil_row_version(` + rowVersionArgs + `)
+		FROM monitors AS m LEFT JOIN monitor_runs_pruned AS r ON r.monitor_id = m.id
+		WHERE m.project_id = ?1 AND m.id IN (SELECT value FROM json_each(?2))`
 )
 
 const (
-	qMonitorPageTags = `SELECT DISTINCT j.value FROM monitors AS m, json_each(m.tags) AS j WHERE m.project_id = ?1`
+	qMonitorPageTags = `SELECT DISTINCT tags FROM monitors WHERE project_id = ?1`
 	qRunPruned       = `INSERT INTO monitor_runs_pruned (monitor_id, n) VALUES (?1, 1)
 		ON CONFLICT (monitor_id) DO UPDATE SET n = n + 1`
 )

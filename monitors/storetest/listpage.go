@@ -23,6 +23,7 @@ func runListPage(t *testing.T, newStore func(t *testing.T) monitors.Store) {
 		{"MonitorListPage/StatusAgreesWithGo", testListPageStatus},
 		{"MonitorListPage/Filters", testListPageFilters},
 		{"MonitorListPage/Paging", testListPagePaging},
+		{"MonitorListPage/Known", testListPageKnown},
 		{"MonitorListMarker/Changes", testListMarkerChanges},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -298,4 +299,70 @@ func testListMarkerChanges(t *testing.T, b *bundle) {
 
 	require.NoError(t, s.MonitorDelete(ctx, b.prj.ID, m.ID))
 	require.NotEqual(t, last, marker(), "a monitor deleted")
+}
+
+// testListPageKnown: a page given the monitors the caller holds (Known)
+// is the page read whole, but for the monitors known at their row's
+// version, which are the ones given; a monitor known at another version
+// (written since, or a version made up) is read again, and a known
+// monitor no longer on the page is not on it.
+func testListPageKnown(t *testing.T, b *bundle) {
+	var all []*monitors.Monitor
+	for i := range 5 {
+		all = append(all, b.monitor(t, "job-"+string(rune('a'+i)), nil))
+	}
+	known := func(page *monitors.MonitorPage) map[string]monitors.KnownMonitor {
+		out := map[string]monitors.KnownMonitor{}
+		for i, m := range page.Monitors {
+			out[m.ID] = monitors.KnownMonitor{Version: page.Versions[i], Monitor: m}
+		}
+		return out
+	}
+	// same requires got to be want, known monitors aside: the same IDs,
+	// versions, counts and monitors.
+	same := func(want, got *monitors.MonitorPage) {
+		t.Helper()
+		require.Equal(t, ids(want.Monitors), ids(got.Monitors))
+		require.Equal(t, want.Versions, got.Versions)
+		require.Equal(t, want.Matched, got.Matched)
+		require.Equal(t, want.Counts, got.Counts)
+		require.Equal(t, want.Tags, got.Tags)
+		for i := range want.Monitors {
+			require.Equal(t, want.Monitors[i], got.Monitors[i], "monitor %s", want.Monitors[i].ID)
+		}
+	}
+	first := b.listPage(t, monitors.MonitorPageParams{Now: T0})
+	again := b.listPage(t, monitors.MonitorPageParams{Now: T0, Known: known(first)})
+	same(first, again)
+	for i := range first.Monitors {
+		require.Same(t, first.Monitors[i], again.Monitors[i], "known at its version: not read again")
+	}
+
+	// One pinged, one known at a made-up version, one deleted.
+	MustRecord(t, b.s, Ping(all[1], monitors.PingSuccess, T0))
+	k := known(first)
+	k[all[2].ID] = monitors.KnownMonitor{Version: "made-up", Monitor: first.Monitors[0]}
+	require.NoError(t, b.s.MonitorDelete(b.ctx, b.prj.ID, all[3].ID))
+	want := b.listPage(t, monitors.MonitorPageParams{Now: T0.Add(time.Second)})
+	got := b.listPage(t, monitors.MonitorPageParams{Now: T0.Add(time.Second), Known: k})
+	same(want, got)
+	require.Len(t, got.Monitors, 4)
+	for i, m := range got.Monitors {
+		switch m.ID {
+		case all[1].ID, all[2].ID:
+			require.NotSame(t, k[m.ID].Monitor, m, "%s is read again", m.ID)
+		default:
+			require.Same(t, k[m.ID].Monitor, m, "%s is known", m.ID)
+		}
+		require.Equal(t, want.Versions[i], got.Versions[i])
+	}
+	require.Equal(t, monitors.StatusUp, got.Monitors[slices.IndexFunc(got.Monitors, func(m *monitors.Monitor) bool { return m.ID == all[1].ID })].State.Status,
+		"the pinged monitor as it is now")
+
+	// Paged and filtered, with every monitor known.
+	page := b.listPage(t, monitors.MonitorPageParams{Now: T0, Limit: 2, Offset: 1, Known: known(want)})
+	same(b.listPage(t, monitors.MonitorPageParams{Now: T0, Limit: 2, Offset: 1}), page)
+	empty := b.listPage(t, monitors.MonitorPageParams{Now: T0, Query: "nothing", Known: known(want)})
+	require.Empty(t, empty.Monitors)
+	require.Zero(t, empty.Matched)
 }
