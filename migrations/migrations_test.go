@@ -78,3 +78,111 @@ func TestPostgres(t *testing.T) {
 	defer db.Close()
 	checkUpAndStatus(t, db, migrations.Postgres)
 }
+
+// TestPostgresPingRunTriggers checks migration 0026 on a database that
+// holds pings and runs: Up keeps them and leaves pings (every partition)
+// and runs without a foreign key to monitors, the delete trigger taking
+// their place; Down deletes the rows whose monitor is gone and adds the
+// foreign keys back; Up again keeps the rows, and deleting a project takes
+// its monitors' pings and runs.
+func TestPostgresPingRunTriggers(t *testing.T) {
+	t.Parallel()
+	const version = 26
+	ctx := t.Context()
+	pool, err := pgxpool.New(ctx, testdb.PostgresURL(t))
+	require.NoError(t, err)
+	defer pool.Close()
+	db := stdlib.OpenDBFromPool(pool)
+	defer db.Close()
+	require.NoError(t, migrations.Up(ctx, db, migrations.Postgres))
+
+	exec := func(q string, args ...any) {
+		t.Helper()
+		_, err := db.ExecContext(ctx, q, args...)
+		require.NoError(t, err, q)
+	}
+	count := func(q string) int {
+		t.Helper()
+		var n int
+		require.NoError(t, db.QueryRowContext(ctx, q).Scan(&n), q)
+		return n
+	}
+	// The foreign keys to monitors of pings, its partitions and runs.
+	foreignKeys := func() int {
+		return count(`SELECT count(*) FROM pg_constraint WHERE contype = 'f' AND confrelid = 'monitors'::regclass
+			AND (conrelid = 'runs'::regclass OR conrelid IN (SELECT relid FROM pg_partition_tree('pings')))`)
+	}
+	trigger := func() int {
+		return count(`SELECT count(*) FROM pg_trigger WHERE tgrelid = 'monitors'::regclass AND tgname = 'monitors_deleted_history'`)
+	}
+	require.Zero(t, foreignKeys(), "pings and runs have no foreign key to monitors")
+	require.Equal(t, 1, trigger())
+
+	exec(`INSERT INTO projects (id, name, ping_key, created_at) VALUES ('p1', 'p', 'pk1', now())`)
+	for _, id := range []string{"m1", "m2"} {
+		exec(`INSERT INTO monitors (id, project_id, name, slug, schedule_kind, grace_seconds, alert_on_failure,
+				failure_threshold, recovery_threshold, overlap, ping_key, created_at, updated_at, status, state)
+			VALUES ($1, 'p1', $1, $1, 'interval', 60, 'always', 1, 1, 'allow', 'key-' || $1, now(), now(), 'new', '{}')`, id)
+		// A ping of the legacy partition, of a monthly one and of the
+		// default one (a clock far off), and two runs.
+		exec(`INSERT INTO pings (monitor_id, kind, at) VALUES ($1, 'success', '2000-01-01'), ($1, 'success', now()),
+			($1, 'success', '2199-01-01')`, id)
+		exec(`INSERT INTO runs (monitor_id, seq) VALUES ($1, 1), ($1, 2)`, id)
+	}
+	// Rows of a monitor that does not exist, which only a hand could write
+	// while the foreign keys are off.
+	exec(`INSERT INTO pings (monitor_id, kind, at) VALUES ('gone', 'success', now())`)
+	exec(`INSERT INTO runs (monitor_id, seq) VALUES ('gone', 1)`)
+
+	// Down, after the Down of every later migration (goose applies no
+	// migration below the newest applied one).
+	names, err := migrations.Names(migrations.Postgres)
+	require.NoError(t, err)
+	for i := len(names) - 1; i >= 0; i-- {
+		v, err := strconv.ParseInt(strings.SplitN(names[i], "_", 2)[0], 10, 64)
+		require.NoError(t, err)
+		if v < version {
+			break
+		}
+		require.NoError(t, migrations.Undo(ctx, db, migrations.Postgres, v), names[i])
+	}
+	require.Equal(t, 2+count(`SELECT count(*) FROM pg_partition_tree('pings') WHERE isleaf`), foreignKeys(),
+		"Down adds the foreign keys back, on every partition of pings")
+	require.Zero(t, trigger(), "and drops the trigger")
+	require.Equal(t, 6, count(`SELECT count(*) FROM pings`), "the pings of monitors that exist are kept, the others deleted")
+	require.Equal(t, 4, count(`SELECT count(*) FROM runs`), "likewise the runs")
+	_, err = db.ExecContext(ctx, `INSERT INTO pings (monitor_id, kind, at) VALUES ('gone', 'success', now())`)
+	require.ErrorContains(t, err, "pings_monitor_id_fkey", "the foreign key holds again")
+
+	require.NoError(t, migrations.Up(ctx, db, migrations.Postgres))
+	require.Zero(t, foreignKeys())
+	require.Equal(t, 1, trigger())
+	require.Equal(t, 6, count(`SELECT count(*) FROM pings`), "Up keeps every ping")
+	require.Equal(t, 4, count(`SELECT count(*) FROM runs`), "and every run")
+
+	exec(`DELETE FROM monitors WHERE id = 'm1'`)
+	require.Equal(t, 3, count(`SELECT count(*) FROM pings`), "a monitor's pings go with it")
+	require.Equal(t, 2, count(`SELECT count(*) FROM runs`), "and its runs")
+	exec(`DELETE FROM projects WHERE id = 'p1'`)
+	require.Zero(t, count(`SELECT count(*) FROM pings`), "a project's monitors' pings go with them")
+	require.Zero(t, count(`SELECT count(*) FROM runs`))
+}
+
+// TestSQLiteKeepsPingRunForeignKeys checks that on SQLite pings and runs
+// keep their foreign keys to monitors, with ON DELETE CASCADE (migration
+// 0026 changes them on PostgreSQL only).
+func TestSQLiteKeepsPingRunForeignKeys(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	db, err := sql.Open("sqlite", testdb.SQLitePath(t))
+	require.NoError(t, err)
+	defer db.Close()
+	require.NoError(t, migrations.Up(ctx, db, migrations.SQLite))
+	for _, table := range []string{"pings", "runs"} {
+		var parent, onDelete string
+		require.NoError(t, db.QueryRowContext(ctx, `SELECT "table", on_delete FROM pragma_foreign_key_list(?) WHERE "from" = 'monitor_id'`,
+			table).Scan(&parent, &onDelete), table)
+		require.Equal(t, "monitors", parent, table)
+		require.Equal(t, "CASCADE", onDelete, table)
+	}
+}

@@ -20,7 +20,10 @@ import (
 func TestStore(t *testing.T) {
 	newStore := func(t *testing.T) monitors.Store {
 		s := testdb.Postgres(t)
-		t.Cleanup(func() { checkDeadlines(t, s) })
+		t.Cleanup(func() {
+			checkDeadlines(t, s)
+			require.Empty(t, orphans(t, s), "pings and runs left without their monitor")
+		})
 		return s
 	}
 	storetest.Run(t, newStore, storetest.Caps{
@@ -42,7 +45,22 @@ func TestStore(t *testing.T) {
 			_, err := pgstore.Pool(s.(*pgstore.Store)).Exec(t.Context(), `DELETE FROM projects WHERE id = $1`, id)
 			require.NoError(t, err)
 		},
+		Orphans: func(t *testing.T, s monitors.Store) []string { return orphans(t, s.(*pgstore.Store)) },
 	})
+}
+
+// orphans runs storetest.OrphansSQL on a connection of its own (the test
+// may have closed the store).
+func orphans(t *testing.T, s *pgstore.Store) []string {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, pgstore.Pool(s).Config().ConnString())
+	require.NoError(t, err)
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, storetest.OrphansSQL)
+	require.NoError(t, err)
+	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	require.NoError(t, err)
+	return out
 }
 
 // checkDeadlines checks, when a test of the conformance suite ends, that

@@ -2,6 +2,7 @@ package sqlitestore_test
 
 import (
 	"context"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,7 +20,12 @@ import (
 )
 
 func TestStore(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) monitors.Store { return testdb.SQLite(t) }, storetest.Caps{
+	newStore := func(t *testing.T) monitors.Store {
+		s := testdb.SQLite(t)
+		t.Cleanup(func() { require.Empty(t, orphans(t, s), "pings and runs left without their monitor") })
+		return s
+	}
+	storetest.Run(t, newStore, storetest.Caps{
 		Reopen: func(t *testing.T, s monitors.Store) monitors.Store {
 			s2, err := sqlitestore.Open(t.Context(), sqlitestore.Path(s.(*sqlitestore.Store)), sqlitestore.Options{Logger: testdb.Logger(t)})
 			require.NoError(t, err)
@@ -36,7 +42,27 @@ func TestStore(t *testing.T) {
 			_, err := sqlitestore.Writer(s.(*sqlitestore.Store)).ExecContext(t.Context(), `DELETE FROM projects WHERE id = ?`, id)
 			require.NoError(t, err)
 		},
+		Orphans: func(t *testing.T, s monitors.Store) []string { return orphans(t, s.(*sqlitestore.Store)) },
 	})
+}
+
+// orphans runs storetest.OrphansSQL on a connection of its own (the test
+// may have closed the store).
+func orphans(t *testing.T, s *sqlitestore.Store) []string {
+	db, err := sql.Open("sqlite", sqlitestore.Path(s))
+	require.NoError(t, err)
+	defer db.Close()
+	rows, err := db.QueryContext(context.Background(), storetest.OrphansSQL)
+	require.NoError(t, err)
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var o string
+		require.NoError(t, rows.Scan(&o))
+		out = append(out, o)
+	}
+	require.NoError(t, rows.Err())
+	return out
 }
 
 func TestPragmas(t *testing.T) {

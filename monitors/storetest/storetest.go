@@ -40,6 +40,8 @@ type Caps struct {
 	// DeleteProject deletes a project of s by SQL (no API deletes one),
 	// for the tests of what goes with it. Required.
 	DeleteProject func(t *testing.T, s monitors.Store, id string)
+	// Orphans runs [OrphansSQL] on the database of s. Required.
+	Orphans func(t *testing.T, s monitors.Store) []string
 }
 
 // Run runs the conformance suite. newStore returns an empty store on a
@@ -97,6 +99,7 @@ func Run(t *testing.T, newStore func(t *testing.T) monitors.Store, caps Caps) {
 	runListPage(t, newStore)
 	runLifecycle(t, newStore, caps)
 	runCascades(t, newStore, caps)
+	runHistory(t, newStore, caps)
 	runUptime(t, newStore)
 	runReports(t, newStore)
 	runStatusPages(t, newStore)
