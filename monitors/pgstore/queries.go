@@ -203,8 +203,10 @@ const (
 		WHERE project_id = $1 AND ($2 = '' OR incident_id = $2) ORDER BY id LIMIT $3`
 
 	// eventReturning, appended to a statement that inserts incident events,
-	// returns them.
-	eventReturning = ` RETURNING id, coalesce(incident_id, ''), monitor_id, project_id, kind, at, summary`
+	// returns them; openedReturning, appended to qIncidentOpenMany, the ID
+	// of each event with its incident's (see openedRows).
+	eventReturning  = ` RETURNING id, coalesce(incident_id, ''), monitor_id, project_id, kind, at, summary`
+	openedReturning = ` RETURNING id, incident_id`
 	// qIncidentClose ends the open incident of a kind without an event.
 	qIncidentClose = `UPDATE incidents SET resolved_at = $3, resolve_summary = $4
 		WHERE monitor_id = $1 AND kind = $2 AND resolved_at IS NULL`
@@ -227,7 +229,8 @@ const (
 	qDeliveryPending = `SELECT incident_id, channel_id FROM deliveries
 		WHERE incident_id = ANY($1::text[]) AND state = 'pending'`
 	// qDeliveryInsert inserts routed deliveries, in order, to the channels
-	// that still exist.
+	// that still exist, and returns the key of each with its ID: the rest
+	// of the row is what was routed.
 	qDeliveryInsert = `INSERT INTO deliveries (project_id, incident_id, event_id, event, monitor_id, channel_id,
 			state, attempts, created_at, next_attempt_at, report_id, group_at)
 		SELECT u.project_id, nullif(u.incident_id, ''), nullif(u.event_id, 0), u.event, nullif(u.monitor_id, ''), u.channel_id,
@@ -237,7 +240,10 @@ const (
 			WITH ORDINALITY AS u(project_id, incident_id, event_id, event, monitor_id, channel_id, at, report_id, group_at, n)
 		JOIN channels c ON c.id = u.channel_id AND c.project_id = u.project_id
 		ORDER BY u.n
-		RETURNING ` + deliveryCols
+		RETURNING ` + deliveryInserted
+	// deliveryInserted is what an insert of deliveries returns of each: its
+	// ID and its key (plan.Inserted).
+	deliveryInserted = `id, coalesce(event_id, 0), coalesce(report_id, ''), channel_id`
 	// qDeliveryGet also finds the earliest earlier delivery of the same
 	// incident to the same channel that is still pending, or, for a
 	// member of a group, the group's lowest pending delivery, which sends

@@ -234,22 +234,12 @@ func (t txn) DeliveryInsert(ctx context.Context, ds []*monitors.Delivery) ([]*mo
 	if err != nil {
 		return nil, interpret(err)
 	}
-	byKey := make(map[[2]any]*monitors.Delivery, n)
-	for _, d := range ds {
-		byKey[[2]any{d.EventID, d.ChannelID}] = d
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*monitors.Delivery, error) {
-		d, err := plan.ScanDelivery(pgRows{rows})
-		if err == nil {
-			if w := byKey[[2]any{d.EventID, d.ChannelID}]; w != nil {
-				d.EventAt, d.Summary = w.EventAt, w.Summary
-			}
-		}
-		return d, err
-	})
+	ins := plan.NewInserted(ds)
+	_, err = pgx.ForEachRow(rows, ins.Dest(), ins.Row)
 	if err != nil {
 		return nil, interpret(err)
 	}
+	out := ins.Deliveries()
 	if len(out) == 0 || t.s.enqueue == nil {
 		return out, nil
 	}

@@ -1,8 +1,10 @@
 package pgstore
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -85,8 +87,8 @@ func (t txn) Write(ctx context.Context, w *plan.WriteSet) ([]*monitors.IncidentE
 		// A burst of due monitors costs one statement per claim rather than
 		// one per incident.
 		ids, projects, mids, kinds, summaries, ats, runSeqs := openArrays(opens)
-		b.Queue(qIncidentOpenMany+eventReturning, ids, projects, mids, kinds, ats, summaries, runSeqs).Query(func(rows pgx.Rows) error {
-			evs, err := eventRows(rows)
+		b.Queue(qIncidentOpenMany+openedReturning, ids, projects, mids, kinds, ats, summaries, runSeqs).Query(func(rows pgx.Rows) error {
+			evs, err := openedRows(rows, opens, ats)
 			if err == nil && len(evs) != n {
 				t.s.log.WarnContext(ctx, "incidents already open; kept the open ones", "opened", len(evs), "asked", n)
 			}
@@ -217,6 +219,37 @@ func int32Ptr(p *int) *int32 {
 	}
 	v := int32(*p)
 	return &v
+}
+
+// openedRows reads the opened events of opens that openedReturning
+// returns, in the order they were inserted. The rest of each event is
+// what opens and ats (their instants, as sent) say: no need to read it
+// back.
+func openedRows(rows pgx.Rows, opens []plan.IncidentWrite, ats []time.Time) ([]*monitors.IncidentEvent, error) {
+	byIncident := make(map[string]int, len(opens))
+	for i := range opens {
+		byIncident[opens[i].ID] = i
+	}
+	var (
+		id       int64
+		incident string
+		evs      = make([]*monitors.IncidentEvent, 0, len(opens))
+	)
+	if _, err := pgx.ForEachRow(rows, []any{&id, &incident}, func() error {
+		i, ok := byIncident[incident]
+		if !ok {
+			return fmt.Errorf("open incidents: event %d of incident %s, which was not opened", id, incident)
+		}
+		ic := &opens[i]
+		// PostgreSQL keeps microseconds: the instant as it reads it back.
+		evs = append(evs, &monitors.IncidentEvent{ID: id, IncidentID: ic.ID, MonitorID: ic.MonitorID, ProjectID: ic.ProjectID,
+			Kind: monitors.EventOpened, At: ats[i].Truncate(time.Microsecond), Summary: ic.Change.Summary})
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(evs, func(a, b *monitors.IncidentEvent) int { return cmp.Compare(a.ID, b.ID) })
+	return evs, nil
 }
 
 // eventRows reads the incident events eventReturning returns.

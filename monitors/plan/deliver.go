@@ -335,3 +335,55 @@ func utcPtr(t *time.Time) *time.Time {
 	u := t.UTC()
 	return &u
 }
+
+// Inserted gathers what a store's insert of routed deliveries returns of
+// each row, its ID and its key (event or report, and channel), into the
+// deliveries as routed: the rest of a row is what was routed (pending, no
+// attempt, created and first due at its event's time), so a store need
+// not read it back.
+type Inserted struct {
+	routed map[insertedKey]*monitors.Delivery
+	got    []*monitors.Delivery
+
+	// The row being read.
+	id, event       int64
+	report, channel string
+}
+
+type insertedKey struct {
+	event           int64
+	report, channel string
+}
+
+// NewInserted returns the gatherer of the insert of ds.
+func NewInserted(ds []*monitors.Delivery) *Inserted {
+	in := &Inserted{routed: make(map[insertedKey]*monitors.Delivery, len(ds)), got: make([]*monitors.Delivery, 0, len(ds))}
+	for _, w := range ds {
+		in.routed[insertedKey{w.EventID, w.ReportID, w.ChannelID}] = w
+	}
+	return in
+}
+
+// Dest is where a row is scanned: ID, event ID (0 for none), report ID
+// ("" for none), channel ID.
+func (in *Inserted) Dest() []any { return []any{&in.id, &in.event, &in.report, &in.channel} }
+
+// Row takes the row scanned into Dest.
+func (in *Inserted) Row() error {
+	w := in.routed[insertedKey{in.event, in.report, in.channel}]
+	if w == nil {
+		return fmt.Errorf("insert deliveries: delivery %d (event %d, report %q, channel %s) is none of those routed",
+			in.id, in.event, in.report, in.channel)
+	}
+	d := *w
+	d.ID = in.id
+	in.got = append(in.got, &d)
+	return nil
+}
+
+// Deliveries returns the deliveries inserted, in the order of their IDs,
+// which is the order they were routed in.
+func (in *Inserted) Deliveries() []*monitors.Delivery {
+	slices.SortFunc(in.got, func(a, b *monitors.Delivery) int { return cmp.Compare(a.ID, b.ID) })
+	return in.got
+}

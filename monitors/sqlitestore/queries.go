@@ -238,14 +238,15 @@ const (
 		WHERE incident_id IN (SELECT value FROM json_each(?1)) AND state = 'pending'`
 	// qDeliveryInsert inserts routed deliveries to the channels that still
 	// exist, one row of qDeliveryInsertRow per delivery, in the order of
-	// the rows (column1).
+	// the rows (column1), and returns the key of each with its ID: the
+	// rest of the row is what was routed.
 	qDeliveryInsert = `INSERT INTO deliveries (project_id, incident_id, event_id, event, monitor_id, channel_id,
 			state, attempts, created_at, next_attempt_at, report_id, group_at)
 		SELECT v.column2, nullif(v.column3, ''), nullif(v.column4, 0), v.column5, nullif(v.column6, ''), c.id,
 			'pending', 0, v.column8, v.column8, nullif(v.column9, ''), v.column10
 		FROM (VALUES %s) AS v JOIN channels c ON c.id = v.column7 AND c.project_id = v.column2
 		ORDER BY v.column1
-		RETURNING ` + deliveryCols
+		RETURNING id, coalesce(event_id, 0), coalesce(report_id, ''), channel_id`
 	qDeliveryInsertRow = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	// qDeliveryGet also finds the earliest earlier delivery of the same
 	// incident to the same channel that is still pending, or, for a

@@ -1,12 +1,10 @@
 package sqlitestore
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/vigilhq/vigil/monitors"
@@ -163,20 +161,12 @@ func (t txn) GroupLock(context.Context, []string) error { return nil }
 // DeliveryInsert inserts deliveries with multi-row statements, in order,
 // and hands them to the enqueue hook.
 func (t txn) DeliveryInsert(ctx context.Context, ds []*monitors.Delivery) ([]*monitors.Delivery, error) {
-	// What the rows do not keep comes back by the delivery's key: one per
-	// event (or report) and channel.
-	type key struct {
-		event           int64
-		report, channel string
-	}
-	routed := make(map[key]*monitors.Delivery, len(ds))
-	out := make([]*monitors.Delivery, 0, len(ds))
+	ins := plan.NewInserted(ds)
 	for _, n := range chunks(len(ds)) {
 		chunk := ds[:n]
 		ds = ds[n:]
 		args := make([]any, 0, n*10)
 		for i, w := range chunk {
-			routed[key{w.EventID, w.ReportID, w.ChannelID}] = w
 			args = append(args, i, w.ProjectID, w.IncidentID, w.EventID, string(w.Event), w.MonitorID, w.ChannelID,
 				micros(w.EventAt), w.ReportID, microsPtr(w.GroupAt))
 		}
@@ -184,21 +174,16 @@ func (t txn) DeliveryInsert(ctx context.Context, ds []*monitors.Delivery) ([]*mo
 		if err != nil {
 			return nil, fmt.Errorf("insert deliveries: %w", interpret(err))
 		}
-		got, err := collect(rows, func(r plan.Row) (*monitors.Delivery, error) { return plan.ScanDelivery(r) })
-		if err != nil {
+		if _, err := collect(rows, func(r plan.Row) (struct{}, error) {
+			if err := r.Scan(ins.Dest()...); err != nil {
+				return struct{}{}, err
+			}
+			return struct{}{}, ins.Row()
+		}); err != nil {
 			return nil, fmt.Errorf("insert deliveries: %w", err)
 		}
-		// RETURNING promises no order; the IDs are the rows' order.
-		slices.SortFunc(got, func(a, b *monitors.Delivery) int { return cmp.Compare(a.ID, b.ID) })
-		for _, d := range got {
-			w := routed[key{d.EventID, d.ReportID, d.ChannelID}]
-			if w == nil {
-				return nil, fmt.Errorf("insert deliveries: delivery %d is not one of those inserted", d.ID)
-			}
-			d.EventAt, d.Summary = w.EventAt, w.Summary
-			out = append(out, d)
-		}
 	}
+	out := ins.Deliveries()
 	if len(out) == 0 || t.s.enqueue == nil {
 		return out, nil
 	}
