@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -185,4 +186,45 @@ func TestSQLiteKeepsPingRunForeignKeys(t *testing.T) {
 		require.Equal(t, "monitors", parent, table)
 		require.Equal(t, "CASCADE", onDelete, table)
 	}
+}
+
+// TestPostgresFewerChecksLockOrder checks that migration 0027 waits for a
+// ping's batch of a replica still serving without deadlocking with it:
+// the batch holds monitors (its load's FOR UPDATE) and then reads
+// projects, as the load statement does, while the migration is waiting.
+func TestPostgresFewerChecksLockOrder(t *testing.T) {
+	t.Parallel()
+	const version = 27
+	ctx := t.Context()
+	pool, err := pgxpool.New(ctx, testdb.PostgresURL(t))
+	require.NoError(t, err)
+	defer pool.Close()
+	db := stdlib.OpenDBFromPool(pool)
+	defer db.Close()
+	require.NoError(t, migrations.Up(ctx, db, migrations.Postgres))
+	require.NoError(t, migrations.Undo(ctx, db, migrations.Postgres, version))
+
+	batch, err := pool.Begin(ctx)
+	require.NoError(t, err)
+	defer func() { _ = batch.Rollback(ctx) }()
+	_, err = batch.Exec(ctx, `SELECT id FROM monitors FOR UPDATE`)
+	require.NoError(t, err)
+
+	migrated := make(chan error, 1)
+	go func() { migrated <- migrations.Up(ctx, db, migrations.Postgres) }()
+	require.Eventually(t, func() bool {
+		var waiting int
+		err := pool.QueryRow(ctx, `SELECT count(*) FROM pg_locks
+			WHERE NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`).Scan(&waiting)
+		return err == nil && waiting > 0
+	}, 15*time.Second, 5*time.Millisecond, "the migration waits for the batch")
+
+	// deadlock_timeout (1 s by default) passes before PostgreSQL looks for
+	// a cycle; a statement timeout well beyond it ends a plain wait.
+	_, err = batch.Exec(ctx, `SET LOCAL statement_timeout = '10s'`)
+	require.NoError(t, err)
+	var n int
+	require.NoError(t, batch.QueryRow(ctx, `SELECT count(*) FROM projects`).Scan(&n), "the batch reads projects while the migration waits")
+	require.NoError(t, batch.Commit(ctx))
+	require.NoError(t, <-migrated)
 }

@@ -21,7 +21,18 @@
 -- (event_id, channel_id), which serves every look-up by event, the
 -- cascade from incident_events among them.
 
+--
+-- Dropping a foreign key takes ACCESS EXCLUSIVE on the table it is in and
+-- on the table it references (projects, monitors, incidents here). The
+-- locks are taken first, monitors before the others, in the order a
+-- ping's batch and an evaluator's claim take theirs (monitors, then
+-- projects in the batch's load, then the incident tables): taken one
+-- constraint after another instead, the migration held projects while it
+-- waited for monitors, and a batch of a replica still serving, holding
+-- monitors and reading projects, deadlocked with it.
+
 -- +goose Up
+LOCK TABLE monitors, projects, incidents, incident_events, deliveries IN ACCESS EXCLUSIVE MODE;
 ALTER TABLE incidents DROP CONSTRAINT incidents_project_id_fkey;
 ALTER TABLE incident_events DROP CONSTRAINT incident_events_project_id_fkey;
 ALTER TABLE deliveries
@@ -32,6 +43,7 @@ ALTER TABLE deliveries
 DROP INDEX deliveries_event_idx;
 
 -- +goose Down
+LOCK TABLE monitors, projects, incidents, incident_events, deliveries IN ACCESS EXCLUSIVE MODE;
 CREATE INDEX deliveries_event_idx ON deliveries (event_id);
 ALTER TABLE deliveries
     DROP CONSTRAINT deliveries_event_or_report,
