@@ -72,12 +72,29 @@ func TestSQLite(t *testing.T) {
 
 func TestPostgres(t *testing.T) {
 	t.Parallel()
+	db, _ := openPostgres(t)
+	checkUpAndStatus(t, db, migrations.Postgres)
+}
+
+// migratedPostgres opens a new test database with every migration
+// applied, as a pool and as a database/sql handle on it.
+func migratedPostgres(t *testing.T) (*pgxpool.Pool, *sql.DB) {
+	t.Helper()
+	db, pool := openPostgres(t)
+	require.NoError(t, migrations.Up(t.Context(), db, migrations.Postgres))
+	return pool, db
+}
+
+// openPostgres opens a new test database, as a database/sql handle and
+// as the pool under it, closed when t ends.
+func openPostgres(t *testing.T) (*sql.DB, *pgxpool.Pool) {
+	t.Helper()
 	pool, err := pgxpool.New(t.Context(), testdb.PostgresURL(t))
 	require.NoError(t, err)
-	defer pool.Close()
+	t.Cleanup(pool.Close)
 	db := stdlib.OpenDBFromPool(pool)
-	defer db.Close()
-	checkUpAndStatus(t, db, migrations.Postgres)
+	t.Cleanup(func() { _ = db.Close() })
+	return db, pool
 }
 
 // TestPostgresPingRunTriggers checks migration 0026 on a database that
@@ -90,12 +107,7 @@ func TestPostgresPingRunTriggers(t *testing.T) {
 	t.Parallel()
 	const version = 26
 	ctx := t.Context()
-	pool, err := pgxpool.New(ctx, testdb.PostgresURL(t))
-	require.NoError(t, err)
-	defer pool.Close()
-	db := stdlib.OpenDBFromPool(pool)
-	defer db.Close()
-	require.NoError(t, migrations.Up(ctx, db, migrations.Postgres))
+	_, db := migratedPostgres(t)
 
 	exec := func(q string, args ...any) {
 		t.Helper()
@@ -196,12 +208,7 @@ func TestPostgresFewerChecksLockOrder(t *testing.T) {
 	t.Parallel()
 	const version = 27
 	ctx := t.Context()
-	pool, err := pgxpool.New(ctx, testdb.PostgresURL(t))
-	require.NoError(t, err)
-	defer pool.Close()
-	db := stdlib.OpenDBFromPool(pool)
-	defer db.Close()
-	require.NoError(t, migrations.Up(ctx, db, migrations.Postgres))
+	pool, db := migratedPostgres(t)
 	require.NoError(t, migrations.Undo(ctx, db, migrations.Postgres, version))
 
 	batch, err := pool.Begin(ctx)
