@@ -123,7 +123,17 @@ const (
 	// qPingIDs reserves IDs for a batch's pings before they are written, so
 	// that incidents can name the ping that opened them and the pings can go
 	// in with one statement.
-	qPingIDs    = `SELECT nextval('pings_id_seq') FROM generate_series(1, $1)`
+	qPingIDs = `SELECT nextval('pings_id_seq') FROM generate_series(1, $1)`
+	// qBatchProjects reads, with a batch's load, what the batch reads of
+	// each project it names (by its monitors' ping keys, or by project ping
+	// key): its maintenance windows (MaintenanceList) and its channels that
+	// take late warnings (LateChannels), one row a project.
+	qBatchProjects = `WITH p(id) AS (SELECT project_id FROM monitors WHERE ping_key = ANY($1::text[])
+			UNION SELECT id FROM projects WHERE ping_key = ANY($2::text[]))
+		SELECT p.id, ARRAY(SELECT w.doc FROM maintenance_windows w WHERE w.project_id = p.id ORDER BY w.id),
+			ARRAY(SELECT c.id FROM channels c WHERE c.project_id = p.id AND c.notify_late ORDER BY c.id),
+			ARRAY(SELECT c.is_default FROM channels c WHERE c.project_id = p.id AND c.notify_late ORDER BY c.id)
+		FROM p`
 	qPingInsert = `INSERT INTO pings (` + pingCols + `)
 		SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::integer[],
 			$7::timestamptz[], $8::integer[], $9::bigint[], $10::text[], $11::boolean[], $12::text[], $13::text[],

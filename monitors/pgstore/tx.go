@@ -46,9 +46,11 @@ func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 }
 
 // PingBatchLoad resolves the project ping keys, locks every monitor of the
-// batch and reserves the ping IDs, in one round trip.
+// batch, reserves the ping IDs and reads the projects' maintenance windows
+// and late channels, in one round trip.
 func (t txn) PingBatchLoad(ctx context.Context, q *plan.PingBatchQuery) (*plan.PingBatchRows, error) {
-	out := &plan.PingBatchRows{Projects: make(map[string]string)}
+	out := &plan.PingBatchRows{Projects: make(map[string]string), Windows: make(map[string][]*monitors.MaintenanceWindow),
+		Late: make(map[string]map[string]bool)}
 	slugKeys, slugs := make([]string, len(q.Slugs)), make([]string, len(q.Slugs))
 	for i, r := range q.Slugs {
 		slugKeys[i], slugs[i] = r.ProjectPingKey, r.Slug
@@ -70,6 +72,33 @@ func (t txn) PingBatchLoad(ctx context.Context, q *plan.PingBatchQuery) (*plan.P
 	})
 	b.Queue(qPingIDs, q.IDs).Query(func(rows pgx.Rows) (err error) {
 		out.PingIDs, err = pgx.CollectRows(rows, pgx.RowTo[int64])
+		return err
+	})
+	b.Queue(qBatchProjects, q.PingKeys, q.ProjectKeys).Query(func(rows pgx.Rows) error {
+		var (
+			id          string
+			docs, late  []string
+			lateDefault []bool
+		)
+		_, err := pgx.ForEachRow(rows, []any{&id, &docs, &late, &lateDefault}, func() error {
+			ws := make([]*monitors.MaintenanceWindow, len(docs))
+			for i, doc := range docs {
+				w, err := plan.DecodeWindow([]byte(doc))
+				if err != nil {
+					return fmt.Errorf("project %s: %w", id, err)
+				}
+				ws[i] = w
+			}
+			if len(late) != len(lateDefault) {
+				return fmt.Errorf("project %s: %d late channels, %d flags", id, len(late), len(lateDefault))
+			}
+			channels := make(map[string]bool, len(late))
+			for i, c := range late {
+				channels[c] = lateDefault[i]
+			}
+			out.Windows[id], out.Late[id] = ws, channels
+			return nil
+		})
 		return err
 	})
 	if err := t.tx.SendBatch(ctx, b).Close(); err != nil {

@@ -17,8 +17,13 @@ func scanWindow(r Row) (*monitors.MaintenanceWindow, error) {
 	if err := r.Scan(&doc); err != nil {
 		return nil, err
 	}
+	return DecodeWindow([]byte(doc))
+}
+
+// DecodeWindow reads a maintenance window's stored document.
+func DecodeWindow(doc []byte) (*monitors.MaintenanceWindow, error) {
 	w := &monitors.MaintenanceWindow{}
-	if err := json.Unmarshal([]byte(doc), w); err != nil {
+	if err := json.Unmarshal(doc, w); err != nil {
 		return nil, fmt.Errorf("read maintenance window: %w", err)
 	}
 	return w, nil

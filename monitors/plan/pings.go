@@ -56,7 +56,7 @@ func (s *Scripts) PingRecordBatch(ctx context.Context, p *monitors.PingRecordBat
 		}
 		ids := rows.PingIDs
 		var b builder
-		maint := windows{s: s, tx: tx}
+		maint := windows{s: s, tx: tx, project: rows.Windows}
 		for i, pp := range p.Pings {
 			if results[i].Err != nil {
 				continue
@@ -99,7 +99,7 @@ func (s *Scripts) PingRecordBatch(ctx context.Context, p *monitors.PingRecordBat
 			}
 			results[i].MonitorID, results[i].Monitor, results[i].Transition = m.ID, m, tr
 		}
-		if err := s.write(ctx, tx, b.done()); err != nil {
+		if err := s.writeLate(ctx, tx, b.done(), &lateSet{s: s, tx: tx, project: rows.Late}); err != nil {
 			return fmt.Errorf("record pings: %w", err)
 		}
 		return nil

@@ -85,6 +85,14 @@ type PingBatchRows struct {
 	Projects map[string]string // project ping key → project ID
 	Monitors []*monitors.Monitor
 	PingIDs  []int64 // reserved, ascending; nil when the store assigns them on insert
+	// Windows and Late, when not nil, are what the batch reads of each
+	// project it names, read with the load so that the batch does not
+	// read them again: the maintenance windows (in ID order) and the
+	// channels that take late warnings (by ID: whether the channel is a
+	// default one), by project ID. A project missing from them is read
+	// as before.
+	Windows map[string][]*monitors.MaintenanceWindow
+	Late    map[string]map[string]bool
 }
 
 // Targets is what routing reads.

@@ -12,6 +12,7 @@ package storetest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -71,6 +72,7 @@ func Run(t *testing.T, newStore func(t *testing.T) monitors.Store, caps Caps) {
 		{"PingRecordBatch/SameMonitorKeepsOrder", testPingSameMonitorOrder},
 		{"PingRecordBatch/LargeBatchOrder", testPingLargeBatchOrder},
 		{"PingRecordBatch/KeysOnly", testPingKeysOnly},
+		{"PingRecordBatch/ProjectRules", testPingProjectRules},
 		{"PingRecordBatch/Incidents", testPingIncidents},
 		{"PingRecordBatch/CleansText", testPingCleansText},
 		{"PingRecordBatch/Concurrent", testPingConcurrent},
@@ -944,6 +946,48 @@ func testPingKeysOnly(t *testing.T, b *bundle) {
 	require.Len(t, ins, 1)
 	require.Equal(t, res[2].PingID, ins[0].PingID, "the incident names the ping that opened it")
 	require.NotNil(t, ins[0].ResolvedAt)
+}
+
+// testPingProjectRules: one batch over two projects, by ping key, by slug
+// and by create=1. Each ping is judged under its own project's maintenance
+// windows and late channels, and the other project's do not leak into it.
+func testPingProjectRules(t *testing.T, b *bundle) {
+	s, ctx := b.s, b.ctx
+	other := MustProject(t, s)
+	w := &monitors.MaintenanceWindow{ID: RandomID("mw_"), ProjectID: b.prj.ID, Name: "upgrade", All: true,
+		StartsAt: T0.Add(-time.Hour), EndsAt: T0.Add(time.Hour), CreatedAt: T0, UpdatedAt: T0}
+	require.NoError(t, s.MaintenanceWindowCreate(ctx, w))
+	_, err := s.ChannelCreate(ctx, &monitors.ChannelCreateParams{ID: RandomID("ch_"), ProjectID: b.prj.ID, Kind: "webhook",
+		Name: "late hook", Config: json.RawMessage(`{"url":"https://example.com/hook","secret":"s3cret"}`),
+		IsDefault: true, NotifyLate: true, Now: T0})
+	require.NoError(t, err)
+	_, err = s.ChannelCreate(ctx, &monitors.ChannelCreateParams{ID: RandomID("ch_"), ProjectID: other.ID, Kind: "webhook",
+		Name: "hook", Config: json.RawMessage(`{"url":"https://example.com/hook","secret":"s3cret"}`),
+		IsDefault: true, Now: T0})
+	require.NoError(t, err)
+	byKey := b.monitor(t, "by-key", nil)
+	bySlug := MustMonitor(t, s, other.ID, "by-slug", nil)
+	otherByKey := MustMonitor(t, s, other.ID, "other-by-key", nil)
+	at := T0.Add(time.Minute)
+	res := MustRecord(t, s,
+		&monitors.PingRecordParams{PingKey: byKey.PingKey, Ping: monitors.Ping{Kind: monitors.PingSuccess, At: at}},
+		&monitors.PingRecordParams{ProjectPingKey: other.PingKey, Slug: bySlug.Slug, Ping: monitors.Ping{Kind: monitors.PingSuccess, At: at}},
+		&monitors.PingRecordParams{ProjectPingKey: b.prj.PingKey, Slug: "created", Create: true,
+			NewMonitor: NewMonitor("", "created", nil), Ping: monitors.Ping{Kind: monitors.PingSuccess, At: at}},
+		&monitors.PingRecordParams{PingKey: otherByKey.PingKey, Ping: monitors.Ping{Kind: monitors.PingSuccess, At: at}},
+	)
+	for i, want := range []struct {
+		id          string
+		maintenance bool
+		notifyLate  bool
+	}{{byKey.ID, true, true}, {bySlug.ID, false, false}, {res[2].MonitorID, true, true}, {otherByKey.ID, false, false}} {
+		r := res[i]
+		require.Equal(t, want.id, r.MonitorID, "ping %d", i)
+		require.NotNil(t, r.Monitor, "ping %d", i)
+		require.Equal(t, want.maintenance, len(r.Monitor.Maintenance) > 0, "ping %d: under its project's window", i)
+		require.Equal(t, want.notifyLate, r.Monitor.NotifyLate, "ping %d: told of lateness by its project's channel", i)
+	}
+	require.True(t, res[2].Created)
 }
 
 func testPingLargeBatchOrder(t *testing.T, b *bundle) {
