@@ -226,3 +226,42 @@ func BenchmarkLoadReport(b *testing.B) {
 func BenchmarkEvaluateDue(b *testing.B) {
 	storetest.BenchmarkEvaluateDue(b, func(tb testing.TB) monitors.Store { return testdb.Postgres(tb) })
 }
+
+// TestBatchLoadBeginsTransaction: a transaction's BEGIN is sent in the
+// pipeline of its first batch (a ping batch's load), so the rows that
+// batch locks stay locked to the end of the transaction, not to the end of
+// the pipeline, and what the transaction sends after it is in the same
+// transaction.
+func TestBatchLoadBeginsTransaction(t *testing.T) {
+	s := testdb.Postgres(t)
+	ctx := t.Context()
+	p := storetest.MustProject(t, s)
+	m := storetest.MustMonitor(t, s, p.ID, "locked", nil)
+	locked := func() bool {
+		tx, err := pgstore.Pool(s).Begin(ctx)
+		require.NoError(t, err)
+		defer tx.Rollback(ctx) //nolint:errcheck // read only
+		rows, err := tx.Query(ctx, `SELECT id FROM monitors WHERE id = $1 FOR UPDATE SKIP LOCKED`, m.ID)
+		require.NoError(t, err)
+		ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		require.NoError(t, err)
+		return len(ids) == 0
+	}
+	var txids []int64
+	err := s.InTx(ctx, func(tx plan.Tx) error {
+		rows, err := tx.PingBatchLoad(ctx, &plan.PingBatchQuery{PingKeys: []string{m.PingKey}, ProjectKeys: []string{},
+			Slugs: []plan.SlugRef{}, IDs: 1})
+		require.NoError(t, err)
+		require.Len(t, rows.Monitors, 1)
+		require.True(t, locked(), "the load's lock holds after its round trip")
+		for range 2 {
+			id, err := plan.One(ctx, tx, func(r plan.Row) (id int64, err error) { return id, r.Scan(&id) }, `SELECT txid_current()`)
+			require.NoError(t, err)
+			txids = append(txids, id)
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	require.Equal(t, txids[0], txids[1], "one transaction")
+	require.False(t, locked(), "the commit let go of the lock")
+}

@@ -29,12 +29,10 @@ func (s *Store) InTx(ctx context.Context, fn func(tx plan.Tx) error) error {
 	return s.inTx(ctx, func(tx pgx.Tx) error { return fn(txn{db{tx}, s, tx}) })
 }
 
-// inTx runs fn in a transaction, committing when it returns nil.
+// inTx runs fn in a transaction, committing when it returns nil. The
+// transaction's BEGIN goes with its first statement (lazyTx).
 func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
-	tx, err := s.pool.Begin(ctx)
-	if err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
+	tx := &lazyTx{pool: s.pool}
 	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // a no-op after Commit
 	if err := fn(tx); err != nil {
 		return err
