@@ -97,6 +97,23 @@ func openPostgres(t *testing.T) (*sql.DB, *pgxpool.Pool) {
 	return db, pool
 }
 
+// undoDownTo applies the Down of migration version of dialect, after the
+// Down of every later migration (goose applies no migration below the
+// newest applied one).
+func undoDownTo(t *testing.T, db *sql.DB, dialect migrations.Dialect, version int64) {
+	t.Helper()
+	names, err := migrations.Names(dialect)
+	require.NoError(t, err)
+	for i := len(names) - 1; i >= 0; i-- {
+		v, err := strconv.ParseInt(strings.SplitN(names[i], "_", 2)[0], 10, 64)
+		require.NoError(t, err)
+		if v < version {
+			break
+		}
+		require.NoError(t, migrations.Undo(t.Context(), db, dialect, v), names[i])
+	}
+}
+
 // TestPostgresPingRunTriggers checks migration 0026 on a database that
 // holds pings and runs: Up keeps them and leaves pings (every partition)
 // and runs without a foreign key to monitors, the delete trigger taking
@@ -147,24 +164,13 @@ func TestPostgresPingRunTriggers(t *testing.T) {
 	exec(`INSERT INTO pings (monitor_id, kind, at) VALUES ('gone', 'success', now())`)
 	exec(`INSERT INTO runs (monitor_id, seq) VALUES ('gone', 1)`)
 
-	// Down, after the Down of every later migration (goose applies no
-	// migration below the newest applied one).
-	names, err := migrations.Names(migrations.Postgres)
-	require.NoError(t, err)
-	for i := len(names) - 1; i >= 0; i-- {
-		v, err := strconv.ParseInt(strings.SplitN(names[i], "_", 2)[0], 10, 64)
-		require.NoError(t, err)
-		if v < version {
-			break
-		}
-		require.NoError(t, migrations.Undo(ctx, db, migrations.Postgres, v), names[i])
-	}
+	undoDownTo(t, db, migrations.Postgres, version)
 	require.Equal(t, 2+count(`SELECT count(*) FROM pg_partition_tree('pings') WHERE isleaf`), foreignKeys(),
 		"Down adds the foreign keys back, on every partition of pings")
 	require.Zero(t, trigger(), "and drops the trigger")
 	require.Equal(t, 6, count(`SELECT count(*) FROM pings`), "the pings of monitors that exist are kept, the others deleted")
 	require.Equal(t, 4, count(`SELECT count(*) FROM runs`), "likewise the runs")
-	_, err = db.ExecContext(ctx, `INSERT INTO pings (monitor_id, kind, at) VALUES ('gone', 'success', now())`)
+	_, err := db.ExecContext(ctx, `INSERT INTO pings (monitor_id, kind, at) VALUES ('gone', 'success', now())`)
 	require.ErrorContains(t, err, "pings_monitor_id_fkey", "the foreign key holds again")
 
 	require.NoError(t, migrations.Up(ctx, db, migrations.Postgres))
@@ -209,7 +215,7 @@ func TestPostgresFewerChecksLockOrder(t *testing.T) {
 	const version = 27
 	ctx := t.Context()
 	pool, db := migratedPostgres(t)
-	require.NoError(t, migrations.Undo(ctx, db, migrations.Postgres, version))
+	undoDownTo(t, db, migrations.Postgres, version)
 
 	batch, err := pool.Begin(ctx)
 	require.NoError(t, err)

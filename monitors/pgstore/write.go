@@ -152,14 +152,18 @@ func queueMonitors(b *pgx.Batch, w *plan.WriteSet) error {
 	if n == 0 {
 		return nil
 	}
-	ids, statuses, states := make([]string, n), make([]string, n), make([]string, n)
+	ids, statuses, states := make([]string, n), make([]string, n), make([][]byte, n)
 	lastPing, expected, deadline := make([]*time.Time, n), make([]*time.Time, n), make([]*time.Time, n)
+	// The states' JSON, one after the other in one buffer: each state is
+	// a slice of it.
+	buf := make([]byte, 0, 256*n)
 	for i, m := range w.Monitors {
-		st, err := plan.EncodeState(m.State)
-		if err != nil {
-			return fmt.Errorf("monitor %s: %w", m.ID, err)
+		start := len(buf)
+		var err error
+		if buf, err = monitors.AppendStateJSON(buf, &m.State); err != nil {
+			return fmt.Errorf("monitor %s: encode state: %w", m.ID, err)
 		}
-		ids[i], statuses[i], states[i] = m.ID, string(m.State.Status), string(st)
+		ids[i], statuses[i], states[i] = m.ID, string(m.State.Status), buf[start:len(buf):len(buf)]
 		lastPing[i], expected[i], deadline[i] = plan.TimeOrNil(m.State.LastPingAt), plan.TimeOrNil(m.State.Expected), plan.CeilMicro(m.NextDeadlineAt)
 	}
 	b.Queue(qMonitorUpdateState, ids, statuses, states, lastPing, expected, deadline).Exec(func(tag pgconn.CommandTag) error {

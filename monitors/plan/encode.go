@@ -13,7 +13,7 @@ import (
 // EncodeState returns the JSON a store keeps of s, with every instant in
 // UTC.
 func EncodeState(s monitors.State) ([]byte, error) {
-	b, err := json.Marshal(s.UTC())
+	b, err := monitors.AppendStateJSON(make([]byte, 0, 256), &s)
 	if err != nil {
 		return nil, fmt.Errorf("encode state: %w", err)
 	}

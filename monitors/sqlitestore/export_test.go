@@ -45,3 +45,6 @@ func CachedStatements(s *Store) (reader, writer int) {
 
 // RowVersionCols are the columns a monitor row's version hashes.
 const RowVersionCols = rowVersionCols
+
+// QRunPruned counts one pruning of a monitor's runs.
+const QRunPruned = qRunPruned

@@ -21,11 +21,8 @@ import (
 //     Unicode does;
 //   - vigil_row_version(values...) is a 64-bit hash of its arguments, their
 //     types included: a monitor row's version (MonitorListPage), given all
-//     its columns (rowVersionCols);
-//   - vigil_marker(values...) is the aggregate of vigil_row_version over
-//     rows, "count.sum" with the sum wrapping: the monitor list's marker.
-//     Any change of any column of any row, an insert or a delete changes
-//     it but for a collision of 64-bit hashes.
+//     its columns (rowVersionCols). Any change of any column changes it
+//     but for a collision of 64-bit hashes.
 var (
 	registerOnce sync.Once
 	registerErr  error
@@ -49,11 +46,6 @@ func registerFuncs() error {
 				return strconv.FormatUint(rowHash(args), 16), nil
 			}}); err != nil {
 			registerErr = fmt.Errorf("register vigil_row_version: %w", err)
-			return
-		}
-		if err := sqlite.RegisterFunction("vigil_marker", &sqlite.FunctionImpl{NArgs: -1, Deterministic: true, VolatileArgs: true,
-			MakeAggregate: func(sqlite.FunctionContext) (sqlite.AggregateFunction, error) { return &marker{}, nil }}); err != nil {
-			registerErr = fmt.Errorf("register vigil_marker: %w", err)
 		}
 	})
 	return registerErr
@@ -99,27 +91,3 @@ func rowHash(args []driver.Value) uint64 {
 	}
 	return h.Sum64()
 }
-
-// marker is vigil_marker's state.
-type marker struct {
-	n   int64
-	sum uint64
-}
-
-func (m *marker) Step(_ *sqlite.FunctionContext, args []driver.Value) error {
-	m.n++
-	m.sum += rowHash(args)
-	return nil
-}
-
-func (m *marker) WindowInverse(_ *sqlite.FunctionContext, args []driver.Value) error {
-	m.n--
-	m.sum -= rowHash(args)
-	return nil
-}
-
-func (m *marker) WindowValue(*sqlite.FunctionContext) (driver.Value, error) {
-	return strconv.FormatInt(m.n, 10) + "." + strconv.FormatUint(m.sum, 16), nil
-}
-
-func (m *marker) Final(*sqlite.FunctionContext) {}

@@ -61,9 +61,18 @@ func (s *Store) MonitorListPage(ctx context.Context, p *monitors.MonitorPagePara
 			" OR EXISTS (SELECT 1 FROM json_each(tags) WHERE instr(vigil_lower(value), " + q + ") > 0))"
 	}
 	filtered := slices.Clone(args)
+	// Without a filter, the matches are the project's monitors, counted
+	// once from its index: a window (count(*) OVER ()) keeps every row
+	// before the sort instead of the page's (5,000 monitors: the sort
+	// takes 7.2 ms with it, 2.8 without). With a filter, the window keeps
+	// the rows that match, and a count would run the filter again.
+	matched := "count(*) OVER ()"
+	if len(filtered) == 1 {
+		matched = "(SELECT count(*) FROM monitors WHERE project_id = ?1)"
+	}
 	// The page's IDs are found first, so that only its rows are read
 	// whole and hashed (a sort carries every column it returns).
-	from := " FROM (SELECT id, name, " + monitors.ListRankSQL(arg(p.Now)) + " AS rank, count(*) OVER () AS matched FROM monitors WHERE " + where +
+	from := " FROM (SELECT id, name, " + monitors.ListRankSQL(arg(p.Now)) + " AS rank, " + matched + " AS matched FROM monitors WHERE " + where +
 		" ORDER BY rank, name, id LIMIT coalesce(" + arg(plan.LimitArg(p.Limit)) + ", -1) OFFSET " + arg(max(p.Offset, 0)) + ") AS p" +
 		" JOIN monitors AS m ON m.id = p.id LEFT JOIN monitor_runs_pruned AS r ON r.monitor_id = m.id ORDER BY p.rank, p.name, p.id"
 	return plan.ListPage(ctx, s.Reader(), &plan.PageSQL{
@@ -76,9 +85,11 @@ func (s *Store) MonitorListPage(ctx context.Context, p *monitors.MonitorPagePara
 	})
 }
 
-// MonitorListMarker aggregates the versions of the project's monitor rows
-// (vigil_marker): any change of a column of a row, an insert or a delete
-// changes it.
+// MonitorListMarker reads the project's count of writes of its monitor
+// rows and of their run prunings, which triggers keep in
+// monitor_list_versions (migration 0028): any insert, update or delete of
+// a monitor row of the project moves it, in the write's transaction, so
+// it costs one row whatever the number of monitors.
 func (s *Store) MonitorListMarker(ctx context.Context, projectID string) (string, error) {
 	return plan.MonitorListMarker(ctx, s.Reader(), qMonitorListMarker, projectID)
 }

@@ -27,14 +27,15 @@ var qMonitorPageCounts = `SELECT ` + monitors.StatusAtSQL("?2") + `, count(*),
 // the input of a row's version.
 const rowVersionCols = monitorCols + `, status, last_ping_at, next_expected_at, person_fields`
 
-// rowVersionArgs are the arguments of vigil_row_version and vigil_marker
-// for monitor m, r its monitor_runs_pruned row.
+// rowVersionArgs are the arguments of vigil_row_version for monitor m, r
+// its monitor_runs_pruned row.
 var rowVersionArgs = plan.Qualify("m.", rowVersionCols) + ", r.n"
 
+// qMonitorListMarker: see Store.MonitorListMarker. A project without a
+// row (none that exists) has marker 0.
+const qMonitorListMarker = `SELECT CAST(coalesce((SELECT n FROM monitor_list_versions WHERE project_id = ?1), 0) AS TEXT)`
+
 var (
-	// qMonitorListMarker: see Store.MonitorListMarker.
-	qMonitorListMarker = `SELECT vigil_marker(` + rowVersionArgs + `)
-		FROM monitors AS m LEFT JOIN monitor_runs_pruned AS r ON r.monitor_id = m.id WHERE m.project_id = ?1`
 	// qMonitorListedRows reads the monitors of a page that the caller
 	// does not know at their version (plan.PageSQL.Rows).
 	qMonitorListedRows = `SELECT ` + plan.Qualify("m.", monitorCols) + `, vigil_row_version(` + rowVersionArgs + `)

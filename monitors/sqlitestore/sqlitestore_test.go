@@ -252,3 +252,78 @@ func TestRowVersionCoversEveryColumn(t *testing.T) {
 func BenchmarkEvaluateDue(b *testing.B) {
 	storetest.BenchmarkEvaluateDue(b, func(tb testing.TB) monitors.Store { return testdb.SQLite(tb) })
 }
+
+// TestListVersionTriggers checks the triggers that keep the monitor list's
+// marker (monitor_list_versions, migration 0028): a write of any column of
+// a monitor row moves its project's marker and no other, and so do an
+// insert, a delete, a pruning of runs (counted first and again), and a
+// monitor moved between projects (both). A migration that rebuilds
+// monitors or monitor_runs_pruned without creating the triggers again
+// fails here.
+func TestListVersionTriggers(t *testing.T) {
+	t.Parallel()
+	s := testdb.SQLite(t)
+	ctx := t.Context()
+	w := sqlitestore.Writer(s)
+	exec := func(q string, args ...any) {
+		t.Helper()
+		_, err := w.ExecContext(ctx, q, args...)
+		require.NoError(t, err, q)
+	}
+	prj, other := storetest.MustProject(t, s), storetest.MustProject(t, s)
+	marker := func(p *monitors.Project) string {
+		t.Helper()
+		m, err := s.MonitorListMarker(ctx, p.ID)
+		require.NoError(t, err)
+		return m
+	}
+	last := map[*monitors.Project]string{prj: marker(prj), other: marker(other)}
+	// moved checks that what fn did moved the marker of the projects in
+	// moves and of no other.
+	moved := func(what string, fn func(), moves ...*monitors.Project) {
+		t.Helper()
+		fn()
+		for p, was := range last {
+			now := marker(p)
+			if slices.Contains(moves, p) {
+				require.NotEqual(t, was, now, "%s moves the marker", what)
+			} else {
+				require.Equal(t, was, now, "%s leaves another project's marker", what)
+			}
+			last[p] = now
+		}
+	}
+	var m *monitors.Monitor
+	moved("a monitor added", func() { m = storetest.MustMonitor(t, s, prj.ID, "job", nil) }, prj)
+	storetest.MustMonitor(t, s, other.ID, "elsewhere", nil)
+	last[other] = marker(other)
+
+	rows, err := w.QueryContext(ctx, "SELECT name FROM pragma_table_info('monitors') ORDER BY name")
+	require.NoError(t, err)
+	var cols []string
+	for rows.Next() {
+		var c string
+		require.NoError(t, rows.Scan(&c))
+		cols = append(cols, c)
+	}
+	require.NoError(t, rows.Err())
+	require.NoError(t, rows.Close())
+	require.Contains(t, cols, "state")
+	for _, c := range cols {
+		// The same value written again: the trigger counts writes, not
+		// changes, so that no column can be left out of it.
+		moved("a write of "+c, func() { exec(`UPDATE monitors SET "`+c+`" = "`+c+`" WHERE id = ?`, m.ID) }, prj)
+	}
+	moved("a write of no row", func() { exec(`UPDATE monitors SET name = name WHERE id = 'none'`) })
+	moved("a first pruning", func() { exec(sqlitestore.QRunPruned, m.ID) }, prj)
+	moved("another pruning", func() { exec(sqlitestore.QRunPruned, m.ID) }, prj)
+	moved("a monitor moved to another project", func() { exec(`UPDATE monitors SET project_id = ? WHERE id = ?`, other.ID, m.ID) }, prj, other)
+	moved("a monitor deleted", func() { require.NoError(t, s.MonitorDelete(ctx, other.ID, m.ID)) }, other)
+
+	var n int
+	require.NoError(t, w.QueryRowContext(ctx, `SELECT count(*) FROM monitor_list_versions WHERE project_id = ?`, other.ID).Scan(&n))
+	require.Equal(t, 1, n, "a project has its count from its creation")
+	exec(`DELETE FROM projects WHERE id = ?`, other.ID)
+	require.NoError(t, w.QueryRowContext(ctx, `SELECT count(*) FROM monitor_list_versions WHERE project_id = ?`, other.ID).Scan(&n))
+	require.Zero(t, n, "and it goes with the project")
+}

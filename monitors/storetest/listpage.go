@@ -272,6 +272,36 @@ func testListMarkerChanges(t *testing.T, b *bundle) {
 		}})
 		require.NoError(t, err)
 	})
+	step("a snooze", false, func() {
+		_, err := s.MonitorModify(ctx, &monitors.MonitorModifyParams{ProjectID: b.prj.ID, ID: m.ID, Fn: func(m *monitors.Monitor) (*monitors.Transition, error) {
+			return monitors.Snooze(m, T0.Add(5*time.Hour), T0.Add(3*time.Hour))
+		}})
+		require.NoError(t, err)
+	})
+	step("an edit through the API", false, func() {
+		_, _, err := s.MonitorPatch(ctx, &monitors.MonitorPatchParams{ProjectID: b.prj.ID, ID: m.ID,
+			Fn: func(m *monitors.Monitor, _ []string) (*monitors.Transition, []string, error) {
+				m.GraceSeconds++
+				return nil, []string{"grace_seconds"}, nil
+			}})
+		require.NoError(t, err)
+	})
+	step("an edit by a declaration", false, func() {
+		err := s.MonitorSync(ctx, &monitors.MonitorSyncParams{ProjectID: b.prj.ID, Source: "declared", Slugs: []string{m.Slug},
+			Fn: func(current []*monitors.Monitor, _ map[string][]string) (*monitors.MonitorSyncPlan, error) {
+				require.Len(t, current, 1)
+				c := *current[0]
+				c.Description = "declared"
+				return &monitors.MonitorSyncPlan{Update: []monitors.MonitorSyncUpdate{{Monitor: &c}}}, nil
+			}})
+		require.NoError(t, err)
+	})
+	step("a new ping key", false, func() {
+		_, err := s.MonitorRotatePingKey(ctx, &monitors.PingKeyRotateParams{ProjectID: b.prj.ID, ID: m.ID,
+			PingKey: m.PingKey + "-rotated", Now: T0.Add(3 * time.Hour)})
+		require.NoError(t, err)
+		m.PingKey += "-rotated"
+	})
 	for i := range 12 {
 		at := T0.Add(4*time.Hour + time.Duration(i)*time.Minute)
 		MustRecord(t, s, Ping(m, monitors.PingSuccess, at))
