@@ -25,9 +25,11 @@
 // every PollInterval (at most a second), since ingest and the API move
 // deadlines.
 //
-// While a burst lasts (a claim came back full), Config.Workers claims run
-// at once, each locking a batch of its own; vigil serve runs two on
-// PostgreSQL.
+// While a burst lasts (a claim locked a full batch), Config.Workers claims
+// run at once, each locking a batch of its own; vigil serve runs two on
+// PostgreSQL. The others start as soon as the pass's first claim has locked
+// its full batch, while it is still being evaluated and written, not after
+// its commit.
 //
 // # Cost
 //

@@ -186,36 +186,47 @@ func (e *Evaluator) runOnce(ctx context.Context) (*Pass, error) {
 	}
 	pass := &Pass{Outage: outage}
 
-	// One claim; when it comes back full, a burst is due: Workers claims
-	// at once until one comes back short or the pass has run its time.
-	full, err := e.claim(ctx, pass, opts)
-	if err == nil && full {
-		var (
-			wg   sync.WaitGroup
-			errs = make([]error, e.cfg.Workers)
-		)
-		for i := range e.cfg.Workers {
-			wg.Go(func() {
-				for {
-					if e.cfg.NowFunc().Sub(start) >= e.cfg.PollInterval {
-						// Stamp the heartbeat again before going on: a
-						// long backlog is not an outage.
-						e.passMu.Lock()
-						pass.More = true
-						e.passMu.Unlock()
-						return
-					}
-					full, err := e.claim(ctx, pass, opts)
-					if err != nil || !full {
-						errs[i] = err
-						return
-					}
-				}
-			})
+	// One claim; when it locks a full batch, a burst is due: the other
+	// Workers-1 claims start at once, while the first one is still being
+	// evaluated and written, and each worker claims again until one comes
+	// back short or the pass has run its time.
+	var (
+		wg    sync.WaitGroup
+		burst sync.Once
+		errs  = make([]error, e.cfg.Workers)
+	)
+	work := func(i int) {
+		for {
+			if e.cfg.NowFunc().Sub(start) >= e.cfg.PollInterval {
+				// Stamp the heartbeat again before going on: a long
+				// backlog is not an outage.
+				e.passMu.Lock()
+				pass.More = true
+				e.passMu.Unlock()
+				return
+			}
+			full, err := e.claim(ctx, pass, opts, nil)
+			if err != nil || !full {
+				errs[i] = err
+				return
+			}
 		}
-		wg.Wait()
-		err = errors.Join(errs...)
 	}
+	full, err := e.claim(ctx, pass, opts, func(n int) {
+		if n < e.cfg.BatchSize {
+			return
+		}
+		burst.Do(func() {
+			for i := 1; i < e.cfg.Workers; i++ {
+				wg.Go(func() { work(i) })
+			}
+		})
+	})
+	if err == nil && full {
+		work(0)
+	}
+	wg.Wait()
+	err = errors.Join(append(errs, err)...)
 	if err != nil {
 		return pass, err
 	}
@@ -254,10 +265,11 @@ func (e *Evaluator) heartbeat(ctx context.Context, now time.Time) (monitors.Time
 }
 
 // claim runs one claim transaction and adds what it did to pass. It
-// reports whether the claim came back full.
-func (e *Evaluator) claim(ctx context.Context, pass *Pass, opts monitors.TimeOptions) (bool, error) {
+// reports whether the claim came back full; claimed, when set, is told how
+// many monitors the claim locked as soon as it has locked them.
+func (e *Evaluator) claim(ctx context.Context, pass *Pass, opts monitors.TimeOptions, claimed func(n int)) (bool, error) {
 	now := e.cfg.NowFunc()
-	res, err := e.store.MonitorEvaluateDue(ctx, &monitors.EvaluateDueParams{Now: now, Limit: e.cfg.BatchSize, Options: opts})
+	res, err := e.store.MonitorEvaluateDue(ctx, &monitors.EvaluateDueParams{Now: now, Limit: e.cfg.BatchSize, Options: opts, Claimed: claimed})
 	if err != nil {
 		return false, fmt.Errorf("evaluate due monitors: %w", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -605,4 +606,78 @@ func (b *testBundle) get(t *testing.T, m *monitors.Monitor) *monitors.Monitor {
 	got, err := b.store.MonitorGet(b.ctx, b.prj.ID, m.ID)
 	require.NoError(t, err)
 	return got
+}
+
+// overlapStore is a real store that holds the first claim of a pass, once
+// it has locked its monitors, until a second claim has locked its own, and
+// tells whether one did within a timeout.
+type overlapStore struct {
+	monitors.Store
+	claims     atomic.Int32
+	second     chan struct{}
+	overlapped atomic.Bool
+}
+
+func (s *overlapStore) MonitorEvaluateDue(ctx context.Context, p *monitors.EvaluateDueParams) (*monitors.EvaluateDueResult, error) {
+	q := *p
+	q.Claimed = func(n int) {
+		if p.Claimed != nil {
+			p.Claimed(n)
+		}
+		switch s.claims.Add(1) {
+		case 1:
+			select {
+			case <-s.second:
+				s.overlapped.Store(true)
+			case <-time.After(10 * time.Second):
+			}
+		case 2:
+			close(s.second)
+		}
+	}
+	return s.Store.MonitorEvaluateDue(ctx, &q)
+}
+
+// TestBurstClaimsOverlap: once the first claim of a pass has locked a full
+// batch, the second worker claims while the first is still being
+// evaluated and written, not after its commit; the two never take the
+// same monitor, so every incident opens exactly once.
+func TestBurstClaimsOverlap(t *testing.T) {
+	t.Parallel()
+	const n = 300
+	b := setup(t, func(t *testing.T) monitors.Store { return testdb.Postgres(t) })
+	var pings []*monitors.PingRecordParams
+	for i := range n {
+		slug := fmt.Sprintf("job-%04d", i)
+		pings = append(pings, &monitors.PingRecordParams{ProjectPingKey: b.prj.PingKey, Slug: slug, Create: true,
+			NewMonitor: storetest.NewMonitor("", slug, nil), Ping: monitors.Ping{Kind: monitors.PingSuccess, At: t0}})
+	}
+	storetest.MustRecord(t, b.store, pings...)
+	b.tick(t, t0, t0.Add(time.Hour+4*time.Minute))
+
+	s := &overlapStore{Store: b.store, second: make(chan struct{})}
+	ev, err := evaluator.New(s, evaluator.Config{NowFunc: b.clock.Now, BatchSize: 50, Workers: 2,
+		Logger: slog.New(slog.NewTextHandler(b.logs, nil))})
+	require.NoError(t, err)
+	b.clock.Set(t0.Add(time.Hour + 5*time.Minute))
+	evaluated, opened := 0, 0
+	for {
+		pass, err := ev.RunOnce(b.ctx)
+		require.NoError(t, err)
+		evaluated += pass.Evaluated
+		opened += pass.Opened
+		if pass.Evaluated == 0 {
+			break
+		}
+	}
+	require.True(t, s.overlapped.Load(), "the second claim locked its monitors before the first committed")
+	require.Equal(t, n, evaluated)
+	require.Equal(t, n, opened)
+	ins := b.incidents(t, nil)
+	require.Len(t, ins, n)
+	seen := map[string]bool{}
+	for _, in := range ins {
+		require.False(t, seen[in.MonitorID], "one incident per monitor")
+		seen[in.MonitorID] = true
+	}
 }

@@ -386,6 +386,11 @@ type EvaluateDueParams struct {
 	Now     time.Time
 	Limit   int
 	Options TimeOptions
+	// Claimed, when set, is called with the number of monitors the claim
+	// locked, as soon as it has locked them and before it evaluates and
+	// writes them (so before the transaction commits, which may still
+	// fail). It may be called again if the transaction is retried.
+	Claimed func(n int)
 }
 
 // EvaluateDueResult tells what one claim did.

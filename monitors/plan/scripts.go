@@ -390,6 +390,9 @@ func (s *Scripts) MonitorEvaluateDue(ctx context.Context, p *monitors.EvaluateDu
 		if err != nil {
 			return fmt.Errorf("claim due monitors: %w", err)
 		}
+		if p.Claimed != nil {
+			p.Claimed(len(ms))
+		}
 		var (
 			b         builder
 			skipped   []*monitors.Monitor
