@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"html/template"
+	"strconv"
 	"strings"
 	"time"
 
@@ -30,12 +31,16 @@ const rowCacheSize = 4096
 // last pages of the list as the store computed them (pages), each with
 // the store's marker at the time: while the marker is the same and no
 // monitor turned late, a refresh draws the page again from what it keeps
-// and reads nothing but the marker.
+// and reads nothing but the marker. The last draws of each page (drawn)
+// and of each row (drawnRows) are kept with the time in which they hold,
+// so that a refresh does not draw again what did not change.
 type rowCache struct {
-	rows   *lru.Cache[string, template.HTML]
-	sparks *lru.Cache[string, template.HTML]
-	pages  *lru.Cache[string, *listEntry]
-	drawn  *lru.Cache[string, *drawnList]
+	rows      *lru.Cache[string, template.HTML]
+	sparks    *lru.Cache[string, template.HTML]
+	pages     *lru.Cache[string, *listEntry]
+	drawn     *lru.Cache[string, *drawnList]
+	bodies    *lru.Cache[string, *drawnList]
+	drawnRows *lru.Cache[string, *drawnRow]
 }
 
 // listPagesKept bounds the pages of the list kept: each holds up to
@@ -59,7 +64,15 @@ func newRowCache() (*rowCache, error) {
 	if err != nil {
 		return nil, fmt.Errorf("web: list draw cache: %w", err)
 	}
-	return &rowCache{rows: rows, sparks: sparks, pages: pages, drawn: drawn}, nil
+	bodies, err := lru.New[string, *drawnList](listBodiesKept)
+	if err != nil {
+		return nil, fmt.Errorf("web: list body cache: %w", err)
+	}
+	drawnRows, err := lru.New[string, *drawnRow](rowCacheSize)
+	if err != nil {
+		return nil, fmt.Errorf("web: row draw cache: %w", err)
+	}
+	return &rowCache{rows: rows, sparks: sparks, pages: pages, drawn: drawn, bodies: bodies, drawnRows: drawnRows}, nil
 }
 
 // purge forgets everything kept.
@@ -68,29 +81,52 @@ func (c *rowCache) purge() {
 	c.sparks.Purge()
 	c.pages.Purge()
 	c.drawn.Purge()
+	c.bodies.Purge()
+	c.drawnRows.Purge()
 }
 
 // listDrawsKept bounds the draws of the list remembered: a few viewers'
 // zones for each page kept.
 const listDrawsKept = 4 * listPagesKept
 
+// listBodiesKept bounds the draws of the list kept with their bytes (a
+// page of listPage rows is a few hundred KB): the most recent ones.
+const listBodiesKept = 16
+
 // drawnList is the last draw of a page of the list for one zone, outage
-// note and refresh interval (its key): the page kept it drew (Entry), at
-// At, and its ETag. The fragment is a function of those and of the time,
-// and it stays the same from At until Until (viewer.Until: the first
-// instant at which a relative time, a status by the expected time or
-// anything else drawn changes; zero for never): while the page kept is
-// still Entry, a request in that time whose If-None-Match names ETag is
-// answered 304 without drawing.
+// note and refresh interval (its key): the content of the page kept it
+// drew (Sig, listEntry.Sig), at At, its ETag, and in the cache of the
+// most recent draws (rowCache.bodies) its bytes (Body; nil in the other). The fragment is a function of those
+// and of the time, and it stays the same from At until Until
+// (viewer.Until: the first instant at which a relative time, a status by
+// the expected time or anything else drawn changes; zero for never):
+// while the page kept has the same content, a request in that time whose
+// If-None-Match names ETag is answered 304 without drawing, and any
+// other is answered Body.
 type drawnList struct {
-	Entry     *listEntry
+	Sig       string
 	At, Until time.Time
 	ETag      string
+	Body      []byte
 }
 
 // validFor says whether a draw of e at now would be d's.
 func (d *drawnList) validFor(e *listEntry, now time.Time) bool {
-	return d.Entry == e && !now.Before(d.At) && (d.Until.IsZero() || now.Before(d.Until))
+	return d.Sig == e.Sig && holds(d.At, d.Until, now)
+}
+
+// holds says whether a draw made at at, which stays the same until
+// until (zero for never), is still the same at now.
+func holds(at, until, now time.Time) bool {
+	return !now.Before(at) && (until.IsZero() || now.Before(until))
+}
+
+// drawnRow is the last draw of a monitor's row at one version of its row
+// (monitors.MonitorPage.Versions) in one zone, made at At and the same
+// until Until (zero for never), as drawnList is for the page.
+type drawnRow struct {
+	At, Until time.Time
+	HTML      template.HTML
 }
 
 // listEntry is a page of the list as the store computed it at At, with
@@ -103,13 +139,41 @@ type listEntry struct {
 	// PageNo is the page it is, of Pages.
 	PageNo, Pages int
 	Sparks        []template.HTML
+	// Sig is a hash of everything of the entry that the list draws (see
+	// signature): two entries with one Sig draw the same.
+	Sig string
+}
+
+// signature hashes what a draw of e reads of it: the counts, the tags,
+// the totals, the page and the pages, and each monitor by its ID and row
+// version (a monitor's row at one version is the same row, and its
+// sparkline the same runs) with its sparkline. A field of listEntry or
+// monitors.MonitorPage that the list draws belongs here
+// (TestListSignatureCoversTheDraw).
+func (e *listEntry) signature() string {
+	h := sha256.New()
+	put := func(s string) {
+		h.Write([]byte(s)) //nolint:errcheck // a hash never fails
+		h.Write([]byte{0}) //nolint:errcheck // a hash never fails
+	}
+	put(fmt.Sprint(e.PageNo, e.Pages, e.Page.Total, e.Page.Matched))
+	for _, st := range monitors.ListOrder {
+		put(string(st) + "=" + strconv.Itoa(e.Page.Counts[st]))
+	}
+	put(strings.Join(e.Page.Tags, "\x01"))
+	for i, m := range e.Page.Monitors {
+		put(m.ID)
+		put(e.Page.Versions[i])
+		put(string(e.Sparks[i]))
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
 // validAt says whether e is still what the store would compute at now
 // when its marker is marker: the same rows and runs, and no monitor
 // turned late since (the only change of the list that time alone makes).
 func (e *listEntry) validAt(marker string, now time.Time) bool {
-	return e.Marker == marker && !now.Before(e.At) && (e.Page.LateAt.IsZero() || now.Before(e.Page.LateAt))
+	return e.Marker == marker && holds(e.At, e.Page.LateAt, now)
 }
 
 // renderRow returns row r as the "row" template of the monitors page draws

@@ -157,8 +157,8 @@ type listData struct {
 	// Total counts the project's monitors, Matched those the filters
 	// let through.
 	Total, Matched int
-	Rows           []*monitorRow
-	// RowHTML are Rows rendered, one each.
+	// RowHTML are the rows of the page, drawn (drawRow); nil when the
+	// draw is a kept one (Body).
 	RowHTML []template.HTML
 	// Query is the filter and page as a query string, for the live
 	// refresh.
@@ -175,6 +175,9 @@ type listData struct {
 
 // listPage is how many monitors a page of the list shows.
 const listPage = 500
+
+// listChrome is about what the list draws around its rows, in bytes.
+const listChrome = 8 << 10
 
 // monitorList shows the current project's monitors, filtered by tag,
 // status and text, a page of listPage at a time. An htmx request aimed at
@@ -229,14 +232,20 @@ func (h *Handler) monitorList(c echo.Context) error {
 	d.Page, d.Pages = e.PageNo, e.Pages
 	first := (d.Page - 1) * listPage
 	d.From, d.To = first+1, first+len(e.Page.Monitors)
-	for i, m := range e.Page.Monitors {
-		row := h.monitorRow(v, m, e.Sparks[i])
-		html, err := h.renderRow(row)
-		if err != nil {
-			return err
+	// The last draw of this page, zone, outage and interval, while it
+	// holds (drawnList), or else the rows drawn now.
+	kept, drawn := h.rowCache.bodies.Get(drawnKey)
+	drawn = drawn && kept.validFor(e, v.Now)
+	size := 0
+	if !drawn {
+		for i, m := range e.Page.Monitors {
+			html, err := h.drawRow(v, m, e.Page.Versions[i], e.Sparks[i])
+			if err != nil {
+				return err
+			}
+			d.RowHTML = append(d.RowHTML, html)
+			size += len(html)
 		}
-		d.Rows = append(d.Rows, row)
-		d.RowHTML = append(d.RowHTML, html)
 	}
 	query := func(page int) string {
 		qs := url.Values{}
@@ -263,13 +272,18 @@ func (h *Handler) monitorList(c echo.Context) error {
 		d.NextURL = template.URL("/?" + query(d.Page+1)) //nolint:gosec // an encoded query string
 	}
 	p := &page{Title: "Monitors", Nav: "monitors", V: v, Data: d, Refresh: h.refreshAttr()}
-	body, err := h.executeBytes("monitors", "rows-body", p)
-	if err != nil {
-		return err
+	if !drawn {
+		body, err := h.executeBytes("monitors", "rows-body", p, size+listChrome)
+		if err != nil {
+			return err
+		}
+		kept = &drawnList{Sig: e.Sig, At: v.Now, Until: v.Until, ETag: listETag(body, d.Query, p.Refresh), Body: body}
+		h.rowCache.bodies.Add(drawnKey, kept)
+		h.rowCache.drawn.Add(drawnKey, &drawnList{Sig: kept.Sig, At: kept.At, Until: kept.Until, ETag: kept.ETag})
 	}
-	d.Body = template.HTML(body) //nolint:gosec // the output of the escaping template
-	d.ETag = listETag(body, d.Query, p.Refresh)
-	h.rowCache.drawn.Add(drawnKey, &drawnList{Entry: e, At: v.Now, Until: v.Until, ETag: d.ETag})
+	d.Body = template.HTML(kept.Body) //nolint:gosec // the output of the escaping template
+	d.ETag = kept.ETag
+	p.size = len(kept.Body) + listChrome
 	if rowsOnly {
 		c.Response().Header().Set("ETag", d.ETag)
 		if etagMatches(c.Request().Header.Get("If-None-Match"), d.ETag) {
@@ -335,8 +349,37 @@ func (h *Handler) listEntry(ctx context.Context, v *viewer, d *listData, key str
 	if e.Sparks, err = h.sparklines(ctx, v, e.Page); err != nil {
 		return nil, err
 	}
+	e.Sig = e.signature()
 	h.rowCache.pages.Add(key, e)
 	return e, nil
+}
+
+// drawRow returns the row of monitor m, at row version version with
+// sparkline spark, as the list draws it for v: kept from an earlier draw
+// while nothing in it changed with time since (drawnRow), or else drawn
+// (monitorRow, renderRow). Either way it notes in v when the row changes.
+func (h *Handler) drawRow(v *viewer, m *monitors.Monitor, version string, spark template.HTML) (template.HTML, error) {
+	key := m.ID + "\x00" + version + "\x00" + v.Loc.String()
+	if r, ok := h.rowCache.drawnRows.Get(key); ok && holds(r.At, r.Until, v.Now) {
+		if !r.Until.IsZero() {
+			v.changesAt(r.Until)
+		}
+		return r.HTML, nil
+	}
+	// The row's own changes, apart from those of the rest of the draw.
+	outer := v.Until
+	v.Until = time.Time{}
+	html, err := h.renderRow(h.monitorRow(v, m, spark))
+	until := v.Until
+	v.Until = outer
+	if err != nil {
+		return "", err
+	}
+	if !until.IsZero() {
+		v.changesAt(until)
+	}
+	h.rowCache.drawnRows.Add(key, &drawnRow{At: v.Now, Until: until, HTML: html})
+	return html, nil
 }
 
 // sparklines draws the recent runs of the page's monitors, reading only

@@ -118,6 +118,8 @@ type page struct {
 	// Refresh is how often live parts refresh, in seconds, for htmx.
 	Refresh string
 	Data    any
+	// size is about how many bytes the page renders, when large.
+	size int
 }
 
 // CSRF returns the session's CSRF token for forms.
@@ -188,7 +190,7 @@ func (h *Handler) execute(c echo.Context, status int, name, tmpl string, p *page
 	if tmpl == "layout.html" {
 		p.Flash = h.takeFlash(c)
 	}
-	b, err := h.executeBytes(name, tmpl, p)
+	b, err := h.executeBytes(name, tmpl, p, p.size)
 	if err != nil {
 		return err
 	}
@@ -198,15 +200,17 @@ func (h *Handler) execute(c echo.Context, status int, name, tmpl string, p *page
 // refreshAttr is the refresh interval as htmx's "every" takes it.
 func (h *Handler) refreshAttr() string { return fmt.Sprintf("%gs", h.refresh.Seconds()) }
 
-// executeBytes renders template tmpl of page name into memory.
-func (h *Handler) executeBytes(name, tmpl string, p *page) ([]byte, error) {
+// executeBytes renders template tmpl of page name into memory, in a
+// buffer of size bytes to begin with (about what it renders, so that
+// a large page is not copied as it grows; 0 for a small one).
+func (h *Handler) executeBytes(name, tmpl string, p *page, size int) ([]byte, error) {
 	set, ok := h.pages.sets[name]
 	if !ok {
 		return nil, fmt.Errorf("web: no page %q", name)
 	}
 	p.Refresh = h.refreshAttr()
-	var buf bytes.Buffer
-	if err := set.ExecuteTemplate(&buf, tmpl, p); err != nil {
+	buf := bytes.NewBuffer(make([]byte, 0, size))
+	if err := set.ExecuteTemplate(buf, tmpl, p); err != nil {
 		return nil, fmt.Errorf("render %s: %w", name, err)
 	}
 	return buf.Bytes(), nil

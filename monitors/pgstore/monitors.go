@@ -81,7 +81,9 @@ func (s *Store) ExplainEvaluateDue(ctx context.Context, now time.Time, limit int
 
 // MonitorListPage computes a page of the monitor list in the database. A
 // row's version is its xmin (every committed write of a row, whatever
-// wrote it, gives it a new one) and its count of run prunings.
+// wrote it, gives it a new one) and its count of run prunings. Without a
+// filter, the number matched is the total, not counted again over the
+// page's scan.
 func (s *Store) MonitorListPage(ctx context.Context, p *monitors.MonitorPageParams) (*monitors.MonitorPage, error) {
 	now := p.Now.UTC()
 	args := []any{p.ProjectID}
@@ -104,17 +106,25 @@ func (s *Store) MonitorListPage(ctx context.Context, p *monitors.MonitorPagePara
 			" OR EXISTS (SELECT 1 FROM unnest(tags) AS t (tag) WHERE strpos(lower(t.tag), " + q + ") > 0))"
 	}
 	filtered := slices.Clone(args)
-	// The page's IDs are found first, so that only its rows are read
-	// whole (a sort carries every column it returns).
-	from := " FROM (SELECT id, name, " + monitors.ListRankSQL(arg(now)) + " AS rank, count(*) OVER () AS matched FROM monitors WHERE " + where +
-		" ORDER BY rank, name, id LIMIT " + arg(plan.LimitArg(p.Limit)) + " OFFSET " + arg(max(p.Offset, 0)) + ") AS p" +
-		" JOIN monitors AS m ON m.id = p.id LEFT JOIN monitor_runs_pruned AS r ON r.monitor_id = m.id ORDER BY p.rank, p.name, p.id"
+	// The number that pass the filters, or NULL for all (plan.PageSQL).
+	matched := "NULL::bigint"
+	if len(args) > 1 {
+		matched = "count(*) OVER ()"
+	}
+	// The page's IDs and versions are found first, so that only its rows
+	// are read whole (a sort carries every column it returns).
+	page := "(SELECT id, name, xmin, " + monitors.ListRankSQL(arg(now)) + " AS rank, " + matched + " AS matched FROM monitors WHERE " + where +
+		" ORDER BY rank, name, id LIMIT " + arg(plan.LimitArg(p.Limit)) + " OFFSET " + arg(max(p.Offset, 0)) + ") AS p"
+	const order = " ORDER BY p.rank, p.name, p.id"
 	return plan.ListPage(ctx, s.Reader(), &plan.PageSQL{
 		Counts: qMonitorPageCounts, CountsArgs: []any{p.ProjectID, now},
-		Tags: qMonitorPageTags, TagsArgs: []any{p.ProjectID},
-		Page: "SELECT " + plan.Qualify("m.", monitorCols) + ", " + rowVersion + ", p.matched" + from, PageArgs: args,
-		Index: "SELECT m.id, " + rowVersion + ", p.matched" + from,
-		Rows:  qMonitorListedRows, RowsArgs: []any{p.ProjectID}, Known: p.Known,
+		Page: "SELECT " + plan.Qualify("m.", monitorCols) + ", " + rowVersion + ", p.matched FROM " + page +
+			" JOIN monitors AS m ON m.id = p.id LEFT JOIN monitor_runs_pruned AS r ON r.monitor_id = m.id" + order,
+		PageArgs: args,
+		// The versions from the page's own columns.
+		Index: "SELECT p.id, " + versionOf("p") + ", p.matched FROM " + page +
+			" LEFT JOIN monitor_runs_pruned AS r ON r.monitor_id = p.id" + order,
+		Rows: qMonitorListedRows, RowsArgs: []any{p.ProjectID}, Known: p.Known,
 		Matched: "SELECT count(*) FROM monitors WHERE " + where, MatchedArgs: filtered,
 	})
 }

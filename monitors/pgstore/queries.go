@@ -14,10 +14,13 @@ var qMonitorCountByStatus = `SELECT CASE WHEN ` + monitors.LateSQL("$1") + ` THE
 
 // qMonitorPageCounts counts a project's monitors by their status at $2
 // (StatusAtSQL), with the earliest instant after $2 at which one turns
-// late.
-var qMonitorPageCounts = `SELECT ` + monitors.StatusAtSQL("$2") + `, count(*),
-	min(next_expected_at) FILTER (WHERE status = 'up' AND next_expected_at > $2)
-	FROM monitors WHERE project_id = $1 GROUP BY 1`
+// late, and lists their distinct lists of tags, in one scan
+// (plan.PageSQL.Counts without Tags): hashing the lists, not sorting
+// them, whatever the planner's estimates.
+var qMonitorPageCounts = `SELECT CASE WHEN grouping(tags) = 1 THEN ` + monitors.StatusAtSQL("$2") + ` END, count(*),
+	min(next_expected_at) FILTER (WHERE status = 'up' AND next_expected_at > $2),
+	CASE WHEN grouping(tags) = 0 THEN tags END
+	FROM monitors WHERE project_id = $1 GROUP BY GROUPING SETS ((` + monitors.StatusAtSQL("$2") + `), (tags))`
 
 // qMonitorListedRows reads the monitors of a page that the caller does not
 // know at their version (plan.PageSQL.Rows).
@@ -25,14 +28,22 @@ var qMonitorListedRows = `SELECT ` + plan.Qualify("m.", monitorCols) + `, ` + ro
 	FROM monitors AS m LEFT JOIN monitor_runs_pruned AS r ON r.monitor_id = m.id
 	WHERE m.project_id = $1 AND m.id = ANY($2::text[])`
 
+// qMonitorListMarker: see Store.MonitorListMarker.
+var qMonitorListMarker = `SELECT count(*)::text || '.' || coalesce(sum(hashtextextended(` + rowVersion + `, 0)), 0)::text
+	FROM monitors AS m LEFT JOIN monitor_runs_pruned AS r ON r.monitor_id = m.id WHERE m.project_id = $1`
+
+// rowVersion is the version of monitor m's row (see
+// Store.MonitorListPage), with r its monitor_runs_pruned row.
+var rowVersion = versionOf("m")
+
+// versionOf is the version of the row of monitor t, a table or subquery
+// with the columns id and xmin of monitors, with r its
+// monitor_runs_pruned row.
+func versionOf(t string) string {
+	return t + `.id || '.' || ` + t + `.xmin::text || '.' || coalesce(r.n, 0)::text`
+}
+
 const (
-	qMonitorPageTags = `SELECT DISTINCT tags FROM monitors WHERE project_id = $1`
-	// qMonitorListMarker: see Store.MonitorListMarker.
-	qMonitorListMarker = `SELECT count(*)::text || '.' || coalesce(sum(hashtextextended(` + rowVersion + `, 0)), 0)::text
-		FROM monitors AS m LEFT JOIN monitor_runs_pruned AS r ON r.monitor_id = m.id WHERE m.project_id = $1`
-	// rowVersion is the version of monitor m's row (see
-	// Store.MonitorListPage), with r its monitor_runs_pruned row.
-	rowVersion = `m.id || '.' || m.xmin::text || '.' || coalesce(r.n, 0)::text`
 	qRunPruned = `INSERT INTO monitor_runs_pruned (monitor_id, n) VALUES ($1, 1)
 		ON CONFLICT (monitor_id) DO UPDATE SET n = monitor_runs_pruned.n + 1`
 

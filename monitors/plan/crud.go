@@ -437,10 +437,13 @@ func wrapErr(err error, format string, args ...any) error {
 //     now of the up monitors, NULL for none), over all of the project's
 //     monitors;
 //   - Tags: rows (tags), the project's distinct lists of tags (a few: most
-//     monitors share theirs), which ListPage makes the distinct tags;
+//     monitors share theirs), which ListPage makes the distinct tags.
+//     Empty when Counts returns them too, in one scan (GROUPING SETS):
+//     then Counts' rows are (status, count, earliest, tags), a row of the
+//     counts with tags NULL and a row of a list of tags with status NULL;
 //   - Page: the page, rows of the monitor columns followed by the row's
 //     version (text) and the number of monitors that pass the filters
-//     (count(*) OVER ());
+//     (count(*) OVER ()), or NULL for Total when no filter is set;
 //   - Matched: one row, the number of monitors that pass the filters, run
 //     only when the page is empty;
 //   - Index: the page as Page finds it, rows of (ID, version, matched)
@@ -465,21 +468,43 @@ func ListPage(ctx context.Context, db DB, q *PageSQL) (*monitors.MonitorPage, er
 		n      int
 		lateAt *time.Time
 	}
-	counts, err := All(ctx, db, func(r Row) (c count, err error) { return c, r.Scan(&c.st, &c.n, &c.lateAt) },
-		q.Counts, q.CountsArgs...)
+	var lists [][]string
+	counts, err := All(ctx, db, func(r Row) (c count, err error) {
+		if q.Tags != "" {
+			return c, r.Scan(&c.st, &c.n, &c.lateAt)
+		}
+		var (
+			st   *string
+			tags []string
+		)
+		if err := r.Scan(&st, &c.n, &c.lateAt, &tags); err != nil {
+			return c, err
+		}
+		if st == nil {
+			lists = append(lists, tags)
+			c.n, c.lateAt = 0, nil
+			return c, nil
+		}
+		c.st = monitors.Status(*st)
+		return c, nil
+	}, q.Counts, q.CountsArgs...)
 	if err != nil {
 		return nil, fmt.Errorf("count monitors by status: %w", err)
 	}
 	for _, c := range counts {
+		if c.st == "" {
+			continue // a list of tags
+		}
 		out.Counts[c.st] += c.n
 		out.Total += c.n
 		if c.lateAt != nil && (out.LateAt.IsZero() || c.lateAt.Before(out.LateAt)) {
 			out.LateAt = *c.lateAt
 		}
 	}
-	lists, err := All(ctx, db, func(r Row) (l []string, err error) { return l, r.Scan(&l) }, q.Tags, q.TagsArgs...)
-	if err != nil {
-		return nil, fmt.Errorf("list tags: %w", err)
+	if q.Tags != "" {
+		if lists, err = All(ctx, db, func(r Row) (l []string, err error) { return l, r.Scan(&l) }, q.Tags, q.TagsArgs...); err != nil {
+			return nil, fmt.Errorf("list tags: %w", err)
+		}
 	}
 	out.Tags = []string{}
 	for _, l := range lists {
@@ -496,7 +521,10 @@ func ListPage(ctx context.Context, db DB, q *PageSQL) (*monitors.MonitorPage, er
 	for _, l := range rows {
 		out.Monitors = append(out.Monitors, l.m)
 		out.Versions = append(out.Versions, l.version)
-		out.Matched = l.matched
+		out.Matched = out.Total
+		if l.matched != nil {
+			out.Matched = *l.matched
+		}
 	}
 	if len(rows) == 0 {
 		if out.Matched, err = One(ctx, db, func(r Row) (n int, err error) { return n, r.Scan(&n) }, q.Matched, q.MatchedArgs...); err != nil {
@@ -511,7 +539,8 @@ func ListPage(ctx context.Context, db DB, q *PageSQL) (*monitors.MonitorPage, er
 type listed struct {
 	m       *monitors.Monitor
 	version string
-	matched int
+	// matched is nil for all of them (no filter).
+	matched *int
 }
 
 // pageRows reads the page of q: whole (Page) when the caller knows no
