@@ -52,14 +52,20 @@ func orphans(t *testing.T, s *sqlitestore.Store) []string {
 	db, err := sql.Open("sqlite", sqlitestore.Path(s))
 	require.NoError(t, err)
 	defer db.Close()
-	rows, err := db.QueryContext(context.Background(), storetest.OrphansSQL)
+	return column(t, db, storetest.OrphansSQL)
+}
+
+// column runs query on db and returns its rows' one text column.
+func column(t *testing.T, db *sql.DB, query string) []string {
+	t.Helper()
+	rows, err := db.QueryContext(context.Background(), query)
 	require.NoError(t, err)
 	defer rows.Close()
 	var out []string
 	for rows.Next() {
-		var o string
-		require.NoError(t, rows.Scan(&o))
-		out = append(out, o)
+		var v string
+		require.NoError(t, rows.Scan(&v))
+		out = append(out, v)
 	}
 	require.NoError(t, rows.Err())
 	return out
@@ -298,16 +304,7 @@ func TestListVersionTriggers(t *testing.T) {
 	storetest.MustMonitor(t, s, other.ID, "elsewhere", nil)
 	last[other] = marker(other)
 
-	rows, err := w.QueryContext(ctx, "SELECT name FROM pragma_table_info('monitors') ORDER BY name")
-	require.NoError(t, err)
-	var cols []string
-	for rows.Next() {
-		var c string
-		require.NoError(t, rows.Scan(&c))
-		cols = append(cols, c)
-	}
-	require.NoError(t, rows.Err())
-	require.NoError(t, rows.Close())
+	cols := column(t, w, "SELECT name FROM pragma_table_info('monitors') ORDER BY name")
 	require.Contains(t, cols, "state")
 	for _, c := range cols {
 		// The same value written again: the trigger counts writes, not
