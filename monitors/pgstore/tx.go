@@ -110,20 +110,21 @@ func (t txn) PingBatchLoad(ctx context.Context, q *plan.PingBatchQuery) (*plan.P
 	return out, nil
 }
 
-// projectsByKeyMax bounds projectsByKey: at most this many ping keys
-// (some 7 MB), forgotten all at once when full.
+// projectsByKeyMax bounds projectsByKey: at most this many ping keys,
+// forgotten all at once when full (a fleet pinged by more keys than this
+// then finds some of its projects through the index again, as before).
 const projectsByKeyMax = 1 << 16
 
 // projectsByKey remembers the project of each monitor ping key the
 // store's batches loaded, so that a batch's qBatchProjects reads the
 // projects it knows by ID instead of finding them again through
-// monitors_ping_key_key (0.10 to 0.19 ms of a batch's backend time). A
-// monitor never changes project. A key that names another monitor by
-// now, or none, only makes the load read a project the batch does not
-// need, or leave out one it does, which the planning layer then reads
-// itself (a project missing from PingBatchRows.Windows and Late is read
-// as before): what the batch sees of a project is always read in its own
-// transaction.
+// monitors_ping_key_key (0.08 to 0.09 ms of a batch's backend time in the
+// benchmark; docs/benchmarks.md, Ingest, sixth round on PostgreSQL). A
+// monitor never changes project. A key that names another monitor by now,
+// or none, only makes the load read a project the batch does not need, or
+// leave out one it does, which the planning layer then reads itself (a
+// project missing from PingBatchRows.Windows and Late is read as before):
+// what the batch sees of a project is always read in its own transaction.
 type projectsByKey struct {
 	mu  sync.Mutex
 	m   map[string]string // monitor ping key → project ID
