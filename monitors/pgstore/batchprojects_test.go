@@ -15,8 +15,7 @@ import (
 // monitor ping key its batches loaded, and a batch reads the rules of the
 // projects it remembers by ID. A key that names a monitor of another
 // project by the next batch is judged under that project's maintenance
-// window and late channels, not under the remembered project's; and the
-// other way round.
+// window, not under the remembered project's; and the other way round.
 func TestBatchProjectsOfAMovedKey(t *testing.T) {
 	s := testdb.Postgres(t)
 	ctx := t.Context()

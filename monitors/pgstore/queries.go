@@ -107,10 +107,7 @@ const (
 	// monitors wait for each other instead of deadlocking. (Finding the
 	// IDs by ping key first and then the rows by ID looked every monitor up
 	// in two indexes: about twice the buffers and 0.15 ms more a batch of
-	// 40; docs/benchmarks.md, Ingest, sixth round on PostgreSQL.) A row
-	// that changed while the batch waited for its lock is checked again
-	// against both conditions: one whose ping key was rotated meanwhile is
-	// not returned.
+	// 40; docs/benchmarks.md, Ingest, sixth round on PostgreSQL.)
 	qMonitorLockBatch = `SELECT ` + monitorCols + ` FROM monitors WHERE ping_key = ANY($1::text[]) OR id = ANY(ARRAY(
 			SELECT m.id FROM unnest($2::text[], $3::text[]) AS k(project_ping_key, slug)
 				JOIN projects p ON p.ping_key = k.project_ping_key
