@@ -269,3 +269,7 @@ func TestBatchLoadBeginsTransaction(t *testing.T) {
 func BenchmarkPingBatchLoad(b *testing.B) {
 	storetest.BenchmarkPingBatchLoad(b, func(tb testing.TB) storetest.BatchLoader { return testdb.Postgres(tb) })
 }
+
+func TestBatchLoad(t *testing.T) {
+	storetest.RunBatchLoad(t, func(tb testing.TB) storetest.BatchLoader { return testdb.Postgres(tb) })
+}

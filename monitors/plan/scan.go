@@ -43,7 +43,10 @@ func listOrNil(l []string) any {
 	return l
 }
 
-// ScanMonitor reads a monitor's columns, then extra ones.
+// ScanMonitor reads a monitor's columns, then extra ones. r is a row of
+// Rows that has not moved on (as One and All give it), not one that
+// closes its rows inside Scan, such as pgx's QueryRow: the state is
+// decoded from the row's memory after Scan (ScratchBytes).
 func ScanMonitor(r Row, extra ...any) (*monitors.Monitor, error) {
 	var sc MonitorScanner
 	return sc.Scan(r, extra...)

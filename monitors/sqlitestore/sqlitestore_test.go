@@ -328,3 +328,7 @@ func TestListVersionTriggers(t *testing.T) {
 func BenchmarkPingBatchLoad(b *testing.B) {
 	storetest.BenchmarkPingBatchLoad(b, func(tb testing.TB) storetest.BatchLoader { return testdb.SQLite(tb) })
 }
+
+func TestBatchLoad(t *testing.T) {
+	storetest.RunBatchLoad(t, func(tb testing.TB) storetest.BatchLoader { return testdb.SQLite(tb) })
+}
