@@ -24,6 +24,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/vigilhq/vigil/ingest"
+	"github.com/vigilhq/vigil/internal/gcpacing"
 	"github.com/vigilhq/vigil/server"
 )
 
@@ -118,6 +119,9 @@ func benchIngestServerCmd(env *cmdEnv, args []string) error {
 			return nil
 		}
 	} else {
+		// The collector paced as vigil serve paces it; the no-op server
+		// above keeps Go's defaults, a plain net/http server's.
+		gcpacing.Apply(env.getenv)
 		cfg := server.Config{
 			DatabaseURL: o.database, Listen: "127.0.0.1:0", LogLevel: "warn", LogFormat: "text",
 			KeepPings: 1000, KeepRuns: 1000, PruneInterval: time.Hour, SecretKeyFile: o.keyFile,
