@@ -69,7 +69,13 @@ func (t txn) PingBatchLoad(ctx context.Context, q *plan.PingBatchQuery) (*plan.P
 		return err
 	})
 	b.Queue(qPingIDs, q.IDs).Query(func(rows pgx.Rows) (err error) {
-		out.PingIDs, err = pgx.CollectRows(rows, pgx.RowTo[int64])
+		// One target for every row: pgx.RowTo allocates one for each.
+		var id int64
+		out.PingIDs = make([]int64, 0, q.IDs)
+		_, err = pgx.ForEachRow(rows, []any{&id}, func() error {
+			out.PingIDs = append(out.PingIDs, id)
+			return nil
+		})
 		return err
 	})
 	b.Queue(qBatchProjects, q.PingKeys, q.ProjectKeys).Query(func(rows pgx.Rows) error {
@@ -282,7 +288,9 @@ func (t txn) IncidentRemindDue(ctx context.Context, now, cutoff time.Time, limit
 	return plan.All(ctx, t, plan.ScanEvent, qIncidentRemind, now, cutoff, limit)
 }
 
-// monitorRows reads the monitors of a batch's query.
+// monitorRows reads the monitors of a batch's query, each with the same
+// scan targets.
 func monitorRows(rows pgx.Rows) ([]*monitors.Monitor, error) {
-	return pgx.CollectRows(rows, func(pgx.CollectableRow) (*monitors.Monitor, error) { return plan.ScanMonitor(pgRows{rows}) })
+	var sc plan.MonitorScanner
+	return pgx.CollectRows(rows, func(pgx.CollectableRow) (*monitors.Monitor, error) { return sc.Row(pgRows{rows}) })
 }
