@@ -9,21 +9,23 @@
 //  1. stamps the heartbeat shared by every evaluator in the database
 //     ([monitors.Store.EvaluatorHeartbeat]), which tells whether Vigil itself
 //     was down;
-//  2. claims due monitors in batches ([monitors.Store.MonitorEvaluateDue]):
-//     each batch is one transaction that locks the monitors, applies the time
-//     with [monitors.ApplyTime], and writes their new state and next deadline,
-//     the runs and incidents that result, and one incident event per incident
-//     transition, which delivery turns into notifications;
+//  2. claims due monitors in batches ([monitors.Store.MonitorEvaluateDue])
+//     until a batch comes back short: each batch is one transaction that
+//     locks the monitors, applies the time with [monitors.ApplyTime], and
+//     writes their new state and next deadline, the runs and incidents that
+//     result, and one incident event per incident transition, which
+//     delivery turns into notifications. A backlog that lasts longer than
+//     PollInterval stays in the pass; its claims stamp the heartbeat again
+//     every PollInterval, so a long backlog is not taken for an outage;
 //  3. reads the earliest next deadline of any monitor
 //     ([monitors.Store.MonitorNextDeadline]), for the lag metric and to know
 //     when to wake.
 //
 // [Evaluator.Run] repeats passes until its context is done. It starts the
-// next pass at once while due monitors remain, otherwise when the earliest
-// deadline comes (but no sooner than 50ms after the last pass, so that
-// deadlines a few milliseconds apart share one transaction), and at least
-// every PollInterval (at most a second), since ingest and the API move
-// deadlines.
+// next pass when the earliest deadline comes (but no sooner than 50ms
+// after the last pass, so that deadlines a few milliseconds apart share one
+// transaction), and at least every PollInterval (at most a second), since
+// ingest and the API move deadlines.
 //
 // While a burst lasts (a claim locked a full batch), Config.Workers claims
 // run at once, each locking a batch of its own; vigil serve runs two on

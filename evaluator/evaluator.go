@@ -124,7 +124,9 @@ type Evaluator struct {
 	// running one, which its workers share.
 	mu     sync.Mutex
 	passMu sync.Mutex
-	// hb is the last heartbeat, stamped at stamped.
+	// hbMu guards hb and stamped, the last heartbeat and when it was
+	// stamped: a pass's workers stamp it again while a backlog lasts.
+	hbMu    sync.Mutex
 	hb      *monitors.EvaluatorHeartbeat
 	stamped time.Time
 }
@@ -152,9 +154,6 @@ type Pass struct {
 	Claims    int
 	Evaluated int
 	Opened    int
-	// More is set when the pass ran out of its time with due monitors
-	// left: the next pass should start at once.
-	More bool
 	// Outage is the outage being settled during the pass, or settled by
 	// it; nil when none.
 	Outage *monitors.Outage
@@ -165,9 +164,11 @@ type Pass struct {
 
 // RunOnce runs one pass: it stamps the shared heartbeat (detecting an
 // outage of Vigil) unless it did less than PollInterval ago, claims and
-// evaluates due monitors in batches until none is left or PollInterval has
-// passed, and reads the next deadline. Passes of one evaluator run one at a
-// time.
+// evaluates due monitors in batches until a claim comes back short, and
+// reads the next deadline. While a backlog lasts longer than PollInterval,
+// the pass's workers stamp the heartbeat again, one of them at a time,
+// before their next claim, and the others go on claiming. Passes of one
+// evaluator run one at a time.
 func (e *Evaluator) RunOnce(ctx context.Context) (*Pass, error) {
 	pass, err := e.runOnce(ctx)
 	if err != nil {
@@ -179,17 +180,21 @@ func (e *Evaluator) RunOnce(ctx context.Context) (*Pass, error) {
 func (e *Evaluator) runOnce(ctx context.Context) (*Pass, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	start := e.cfg.NowFunc()
-	opts, outage, err := e.heartbeat(ctx, start)
+	pass := &Pass{}
+	opts, err := e.restamp(ctx, pass)
 	if err != nil {
 		return nil, err
 	}
-	pass := &Pass{Outage: outage}
 
 	// One claim; when it locks a full batch, a burst is due: the other
 	// Workers-1 claims start at once, while the first one is still being
 	// evaluated and written, and each worker claims again until one comes
-	// back short or the pass has run its time.
+	// back short. A backlog does not end the pass when PollInterval has
+	// passed: that would leave every worker but the last idle until the
+	// last one's claim commits. Instead, the first worker to begin a claim
+	// after PollInterval stamps the heartbeat again (a long backlog is not
+	// an outage) and its claims and the later ones take the options of the
+	// new stamp.
 	var (
 		wg    sync.WaitGroup
 		burst sync.Once
@@ -197,12 +202,9 @@ func (e *Evaluator) runOnce(ctx context.Context) (*Pass, error) {
 	)
 	work := func(i int) {
 		for {
-			if e.cfg.NowFunc().Sub(start) >= e.cfg.PollInterval {
-				// Stamp the heartbeat again before going on: a long
-				// backlog is not an outage.
-				e.passMu.Lock()
-				pass.More = true
-				e.passMu.Unlock()
+			opts, err := e.restamp(ctx, pass)
+			if err != nil {
+				errs[i] = err
 				return
 			}
 			full, err := e.claim(ctx, pass, opts, nil)
@@ -247,21 +249,38 @@ func (e *Evaluator) runOnce(ctx context.Context) (*Pass, error) {
 	return pass, nil
 }
 
-// heartbeat stamps the shared heartbeat, at most once per PollInterval, and
-// returns the options claims must use until the next stamp.
-func (e *Evaluator) heartbeat(ctx context.Context, now time.Time) (monitors.TimeOptions, *monitors.Outage, error) {
+// restamp stamps the shared heartbeat, at most once per PollInterval,
+// notes its outage on pass, and returns the options claims must use until
+// the next stamp. The workers of a pass call it before each claim, one at
+// a time.
+func (e *Evaluator) restamp(ctx context.Context, pass *Pass) (monitors.TimeOptions, error) {
+	e.hbMu.Lock()
+	defer e.hbMu.Unlock()
+	now := e.cfg.NowFunc()
 	if e.hb != nil && now.Sub(e.stamped) < e.cfg.PollInterval && !now.Before(e.stamped) {
 		// Stamped less than a poll interval ago: no outage can have
 		// begun or ended since, as one needs a gap of OutageThreshold.
-		return e.hb.TimeOptions(), e.hb.Outage, nil
+		e.notePassOutage(pass)
+		return e.hb.TimeOptions(), nil
 	}
 	hb, err := e.store.EvaluatorHeartbeat(ctx, &monitors.EvaluatorHeartbeatParams{Now: now, Threshold: e.cfg.OutageThreshold})
 	if err != nil {
-		return monitors.TimeOptions{}, nil, fmt.Errorf("evaluator heartbeat: %w", err)
+		return monitors.TimeOptions{}, fmt.Errorf("evaluator heartbeat: %w", err)
 	}
 	e.noteOutage(ctx, hb)
 	e.hb, e.stamped = hb, now
-	return hb.TimeOptions(), hb.Outage, nil
+	e.notePassOutage(pass)
+	return hb.TimeOptions(), nil
+}
+
+// notePassOutage records the outage of the last heartbeat on pass: the one
+// being settled, or settled by it. e.hbMu is held.
+func (e *Evaluator) notePassOutage(pass *Pass) {
+	e.passMu.Lock()
+	defer e.passMu.Unlock()
+	if o := e.hb.Outage; o != nil {
+		pass.Outage = o
+	}
 }
 
 // claim runs one claim transaction and adds what it did to pass. It
@@ -284,7 +303,19 @@ func (e *Evaluator) claim(ctx context.Context, pass *Pass, opts monitors.TimeOpt
 	pass.Evaluated += len(res.Evaluated)
 	pass.Opened += opened
 	e.passMu.Unlock()
-	return len(res.Evaluated) >= e.cfg.BatchSize, nil
+	full := len(res.Evaluated) >= e.cfg.BatchSize
+	if full {
+		// A backlog: the pass goes on, so the lag is told from the
+		// claim's oldest deadline until the pass reads the next one.
+		oldest := res.Evaluated[0].DueAt
+		for _, ev := range res.Evaluated[1:] {
+			if ev.DueAt.Before(oldest) {
+				oldest = ev.DueAt
+			}
+		}
+		e.metrics.lagSeconds.Set(max(committed.Sub(oldest), 0).Seconds())
+	}
+	return full, nil
 }
 
 // observe counts what a claim did and returns the incidents it opened.
@@ -366,9 +397,6 @@ func (e *Evaluator) Run(ctx context.Context) {
 
 // wait returns how long to sleep after pass.
 func (e *Evaluator) wait(pass *Pass, now time.Time) time.Duration {
-	if pass.More {
-		return 0
-	}
 	w := e.cfg.PollInterval
 	if pass.NextDeadline != nil {
 		w = min(w, max(pass.NextDeadline.Sub(now), passGapMin))

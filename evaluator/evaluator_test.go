@@ -681,3 +681,58 @@ func TestBurstClaimsOverlap(t *testing.T) {
 		seen[in.MonitorID] = true
 	}
 }
+
+// slowClaimStore is a real store whose every claim takes claimTime on the
+// evaluator's clock, and which counts the heartbeat's stamps.
+type slowClaimStore struct {
+	monitors.Store
+	clock     *clock
+	claimTime time.Duration
+	stamps    atomic.Int32
+}
+
+func (s *slowClaimStore) MonitorEvaluateDue(ctx context.Context, p *monitors.EvaluateDueParams) (*monitors.EvaluateDueResult, error) {
+	res, err := s.Store.MonitorEvaluateDue(ctx, p)
+	s.clock.mu.Lock()
+	s.clock.now = s.clock.now.Add(s.claimTime)
+	s.clock.mu.Unlock()
+	return res, err
+}
+
+func (s *slowClaimStore) EvaluatorHeartbeat(ctx context.Context, p *monitors.EvaluatorHeartbeatParams) (*monitors.EvaluatorHeartbeat, error) {
+	s.stamps.Add(1)
+	return s.Store.EvaluatorHeartbeat(ctx, p)
+}
+
+// TestBacklogLongerThanAPollIntervalIsOnePass: a backlog that takes longer
+// than PollInterval to drain is drained in one pass, its workers never
+// waiting for each other at a pass's end, and the heartbeat is stamped
+// again while it lasts (a long backlog is not an outage of Vigil).
+func TestBacklogLongerThanAPollIntervalIsOnePass(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, b *testBundle) {
+		const n = 300
+		var pings []*monitors.PingRecordParams
+		for i := range n {
+			slug := fmt.Sprintf("job-%04d", i)
+			pings = append(pings, &monitors.PingRecordParams{ProjectPingKey: b.prj.PingKey, Slug: slug, Create: true,
+				NewMonitor: storetest.NewMonitor("", slug, nil), Ping: monitors.Ping{Kind: monitors.PingSuccess, At: t0}})
+		}
+		storetest.MustRecord(t, b.store, pings...)
+		b.tick(t, t0, t0.Add(time.Hour+4*time.Minute))
+
+		// Six claims of 50, each taking 400ms: 2.4s of claims in all.
+		s := &slowClaimStore{Store: b.store, clock: b.clock, claimTime: 400 * time.Millisecond}
+		ev, err := evaluator.New(s, evaluator.Config{NowFunc: b.clock.Now, BatchSize: 50, Workers: 2,
+			PollInterval: time.Second, Logger: slog.New(slog.NewTextHandler(b.logs, nil))})
+		require.NoError(t, err)
+		b.clock.Set(t0.Add(time.Hour + 5*time.Minute))
+		pass, err := ev.RunOnce(b.ctx)
+		require.NoError(t, err)
+		require.Equal(t, n, pass.Evaluated, "the whole backlog in one pass")
+		require.Equal(t, n, pass.Opened)
+		require.Nil(t, pass.Outage, "a long backlog is not an outage")
+		require.GreaterOrEqual(t, s.stamps.Load(), int32(2), "the heartbeat is stamped again while the backlog lasts")
+		require.Len(t, b.incidents(t, nil), n, "one incident per monitor")
+	})
+}

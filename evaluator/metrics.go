@@ -42,7 +42,7 @@ func newMetrics() *metrics {
 		}),
 		lagSeconds: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "vigil_evaluator_lag_seconds",
-			Help: "How far the oldest due deadline of any monitor is behind now, after the last pass; 0 when none is due.",
+			Help: "How far the oldest due deadline of any monitor is behind now, after the last pass or, while a backlog lasts, the last full claim; 0 when none is due.",
 		}),
 		errors: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "vigil_evaluator_errors_total",

@@ -18,7 +18,6 @@ func TestWait(t *testing.T) {
 		pass Pass
 		want time.Duration
 	}{
-		{"a backlog: at once", Pass{More: true, NextDeadline: at(-time.Minute)}, 0},
 		{"nothing will fall due: poll", Pass{}, time.Second},
 		{"a deadline soon: wake then", Pass{NextDeadline: at(300 * time.Millisecond)}, 300 * time.Millisecond},
 		{"a deadline far: poll", Pass{NextDeadline: at(time.Hour)}, time.Second},

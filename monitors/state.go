@@ -1,7 +1,6 @@
 package monitors
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -129,26 +128,6 @@ const MaxRanOccs = 8
 // UnmarshalJSON reads a state, including one stored before retry chains
 // were kept per occurrence (a single "retry").
 func (s *State) UnmarshalJSON(b []byte) error { return DecodeState(b, s) }
-
-// DecodeState reads the JSON of a state into s, as [State.UnmarshalJSON]
-// does. It is what stores call: json.Unmarshal into a State checks and
-// scans the text twice before handing it to UnmarshalJSON, which decodes
-// it again; this reads it once.
-func DecodeState(b []byte, s *State) error {
-	type plain State
-	var v struct {
-		plain
-		Retry *RetryWait `json:"retry"`
-	}
-	if err := json.Unmarshal(b, &v); err != nil {
-		return err
-	}
-	*s = State(v.plain)
-	if v.Retry != nil && len(s.Retries) == 0 {
-		s.Retries = []RetryWait{*v.Retry}
-	}
-	return nil
-}
 
 // NextRetry returns the awaited retry due first, or nil when no retry
 // chain is waiting.

@@ -73,7 +73,10 @@ var (
 )
 
 // fillRandom sets v, and everything inside it, to random values.
-func fillRandom(r *rand.Rand, v reflect.Value) {
+func fillRandom(r *rand.Rand, v reflect.Value) { fillRandomWith(r, v, randomStrings) }
+
+// fillRandomWith is fillRandom with its strings taken from strs.
+func fillRandomWith(r *rand.Rand, v reflect.Value, strs []string) {
 	if v.Type() == reflect.TypeFor[time.Time]() {
 		v.Set(reflect.ValueOf(randomTime(r)))
 		return
@@ -82,19 +85,19 @@ func fillRandom(r *rand.Rand, v reflect.Value) {
 	case reflect.Struct:
 		for i := range v.NumField() {
 			if v.Type().Field(i).IsExported() {
-				fillRandom(r, v.Field(i))
+				fillRandomWith(r, v.Field(i), strs)
 			}
 		}
 	case reflect.Pointer:
 		if r.IntN(3) > 0 {
 			v.Set(reflect.New(v.Type().Elem()))
-			fillRandom(r, v.Elem())
+			fillRandomWith(r, v.Elem(), strs)
 		}
 	case reflect.Slice:
 		if n := r.IntN(4); n > 0 || r.IntN(2) == 0 {
 			v.Set(reflect.MakeSlice(v.Type(), n, n))
 			for i := range n {
-				fillRandom(r, v.Index(i))
+				fillRandomWith(r, v.Index(i), strs)
 			}
 		}
 	case reflect.Map:
@@ -102,13 +105,13 @@ func fillRandom(r *rand.Rand, v reflect.Value) {
 			v.Set(reflect.MakeMap(v.Type()))
 			for range n {
 				k, e := reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem()
-				fillRandom(r, k)
-				fillRandom(r, e)
+				fillRandomWith(r, k, strs)
+				fillRandomWith(r, e, strs)
 				v.SetMapIndex(k, e)
 			}
 		}
 	case reflect.String:
-		v.SetString(randomStrings[r.IntN(len(randomStrings))])
+		v.SetString(strs[r.IntN(len(strs))])
 	case reflect.Bool:
 		v.SetBool(r.IntN(2) == 0)
 	case reflect.Int, reflect.Int64, reflect.Int32:

@@ -22,6 +22,9 @@
 //     second) and while the workload runs (per due monitor);
 //   - the plans of the claim and next-deadline queries (EXPLAIN ANALYZE).
 //
+// Its garbage collector is paced as vigil serve's (internal/gcpacing):
+// GOGC of the environment, or the server's default.
+//
 // Idle monitors are kept from one count to the next, so the schema grows
 // from the smallest count to the largest. It is dropped at the end unless
 // -keep is given.
@@ -42,6 +45,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime/metrics"
 	"runtime/pprof"
 	"slices"
 	"strconv"
@@ -55,6 +59,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/vigilhq/vigil/evaluator"
+	"github.com/vigilhq/vigil/internal/gcpacing"
 	"github.com/vigilhq/vigil/keys"
 	"github.com/vigilhq/vigil/monitors"
 	"github.com/vigilhq/vigil/monitors/pgstore"
@@ -62,6 +67,7 @@ import (
 )
 
 func main() {
+	gcpacing.Apply(os.Getenv)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
@@ -159,7 +165,7 @@ type result struct {
 }
 
 func bench(ctx context.Context, o *opts, stdout, stderr io.Writer) error {
-	fmt.Fprintf(stdout, "machine: %s\n", machine())
+	fmt.Fprintf(stdout, "machine: %s; GOGC %d\n", machine(), gcPercent())
 	fmt.Fprintf(stdout, "load before: %s\n", uptime())
 	fmt.Fprintf(stdout, "workload per round: burst %d over %s, %d/s for %s around it; batch size %d; %d evaluator(s) of %d worker(s); %d default channel(s)\n\n",
 		o.burst, o.burstSpread, o.steadyRate, o.steadyDuration, o.batchSize, o.replicas, o.workers, o.channels)
@@ -676,4 +682,14 @@ func machine() string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// gcPercent is the garbage collector's percent in effect (GOGC).
+func gcPercent() int64 {
+	s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return -1
+	}
+	return int64(s[0].Value.Uint64())
 }

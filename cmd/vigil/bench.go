@@ -160,6 +160,11 @@ type benchResult struct {
 	dbMeasured bool
 	dbGone     int
 	dbErr      error
+	// peakRSS is the server process's most resident memory by the end of
+	// the measured time, in bytes (0: not measured); gcCPU the Go
+	// runtime's estimate of the part of cpu spent collecting garbage.
+	peakRSS int64
+	gcCPU   time.Duration
 }
 
 // perPing is d per acknowledged ping, in microseconds.
@@ -267,6 +272,10 @@ func (b *ingestBench) run() error {
 			fmt.Fprintf(b.out, "; no-op HTTP server %s a request", us(noop.perPing(noop.cpu)))
 		}
 		fmt.Fprintln(b.out)
+		if g.peakRSS > 0 {
+			fmt.Fprintf(b.out, "Vigil's garbage collection, group commit: %s a ping (the runtime's estimate); peak RSS %.1f MB\n",
+				us(g.perPing(g.gcCPU)), float64(g.peakRSS)/1e6)
+		}
 	}
 	for _, r := range results {
 		if r.dbErr != nil {
@@ -369,6 +378,8 @@ func (b *ingestBench) measure(ctx context.Context, child *benchChild, rate float
 	}
 	r.batches, r.batched = m1.Batches-m0.Batches, m1.Batched-m0.Batched
 	r.cpu = m1.CPU - m0.CPU
+	r.peakRSS = m1.PeakRSS
+	r.gcCPU = m1.GCCPU - m0.GCCPU
 	if pg != nil {
 		var s1 pgBackendCPU
 		if pgErr == nil {

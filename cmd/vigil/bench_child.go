@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"runtime/metrics"
 	"runtime/pprof"
 	"strconv"
 	"strings"
@@ -23,6 +24,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/vigilhq/vigil/ingest"
+	"github.com/vigilhq/vigil/internal/gcpacing"
 	"github.com/vigilhq/vigil/server"
 )
 
@@ -53,7 +55,9 @@ type benchHello struct {
 // benchMark is what the child reports at the start and the end of a
 // measured run.
 type benchMark struct {
-	CPU     time.Duration `json:"cpu_ns"` // user + system CPU of the child so far
+	CPU     time.Duration `json:"cpu_ns"`    // user + system CPU of the child so far
+	PeakRSS int64         `json:"peak_rss"`  // the child's most resident memory so far, in bytes
+	GCCPU   time.Duration `json:"gc_cpu_ns"` // the Go runtime's estimate of the child's CPU in garbage collection so far
 	Batches float64       `json:"batches"`
 	Batched float64       `json:"batched"`
 	Err     string        `json:"error,omitempty"`
@@ -115,6 +119,9 @@ func benchIngestServerCmd(env *cmdEnv, args []string) error {
 			return nil
 		}
 	} else {
+		// The collector paced as vigil serve paces it; the no-op server
+		// above keeps Go's defaults, a plain net/http server's.
+		gcpacing.Apply(env.getenv)
 		cfg := server.Config{
 			DatabaseURL: o.database, Listen: "127.0.0.1:0", LogLevel: "warn", LogFormat: "text",
 			KeepPings: 1000, KeepRuns: 1000, PruneInterval: time.Hour, SecretKeyFile: o.keyFile,
@@ -158,6 +165,10 @@ func benchIngestServerCmd(env *cmdEnv, args []string) error {
 			m.Err = err.Error()
 		}
 		m.CPU = cpu
+		if rss, err := processPeakRSS(); err == nil {
+			m.PeakRSS = rss
+		}
+		m.GCCPU = gcCPU()
 		m.Batches, m.Batched = stats()
 		return m
 	}
@@ -387,4 +398,16 @@ func pidCPU(pid int) (time.Duration, error) {
 		return 0, fmt.Errorf("read the CPU of PostgreSQL backend %d: stat %q", pid, s)
 	}
 	return time.Duration(ut+st) * (time.Second / 100), nil
+}
+
+// gcCPU is the Go runtime's estimate of the CPU this process has spent in
+// garbage collection so far: its background and assisting marking and its
+// pauses (runtime/metrics "/cpu/classes/gc/total:cpu-seconds").
+func gcCPU() time.Duration {
+	s := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindFloat64 {
+		return 0
+	}
+	return time.Duration(s[0].Value.Float64() * float64(time.Second))
 }

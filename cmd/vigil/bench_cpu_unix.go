@@ -4,6 +4,7 @@ package main
 
 import (
 	"fmt"
+	"runtime"
 	"syscall"
 	"time"
 )
@@ -15,4 +16,17 @@ func processCPU() (time.Duration, error) {
 		return 0, fmt.Errorf("getrusage: %w", err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), nil
+}
+
+// processPeakRSS is the most resident memory this process has had, in
+// bytes.
+func processPeakRSS() (int64, error) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0, fmt.Errorf("getrusage: %w", err)
+	}
+	if runtime.GOOS == "darwin" || runtime.GOOS == "ios" {
+		return int64(ru.Maxrss), nil // bytes there, KiB elsewhere
+	}
+	return int64(ru.Maxrss) * 1024, nil
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 
+	"github.com/vigilhq/vigil/internal/gcpacing"
 	"github.com/vigilhq/vigil/server"
 )
 
@@ -37,6 +38,9 @@ func serveCmd(env *cmdEnv, args []string) error {
 	logger, err := newLogger(env.stderr, &cfg)
 	if err != nil {
 		return err
+	}
+	if pct := gcpacing.Apply(env.getenv); pct != 0 {
+		logger.Debug("garbage collector paced by the default; GOGC overrides it", "gogc", pct)
 	}
 	srv, err := server.Start(env.ctx, cfg, logger)
 	if err != nil {

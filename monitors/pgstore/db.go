@@ -44,7 +44,11 @@ func (r pgRows) Scan(dest ...any) error {
 		case *time.Time:
 			*t = t.UTC()
 		case **time.Time:
-			*t = utcPtr(*t)
+			// pgx scans a non-NULL time into a new one of its own
+			// (pointerPointerScanPlan): it is ours to change.
+			if *t != nil {
+				**t = (*t).UTC()
+			}
 		}
 	}
 	return nil

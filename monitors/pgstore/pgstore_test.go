@@ -265,3 +265,11 @@ func TestBatchLoadBeginsTransaction(t *testing.T) {
 	require.Equal(t, txids[0], txids[1], "one transaction")
 	require.False(t, locked(), "the commit let go of the lock")
 }
+
+func BenchmarkPingBatchLoad(b *testing.B) {
+	storetest.BenchmarkPingBatchLoad(b, func(tb testing.TB) storetest.BatchLoader { return testdb.Postgres(tb) })
+}
+
+func TestBatchLoad(t *testing.T) {
+	storetest.RunBatchLoad(t, func(tb testing.TB) storetest.BatchLoader { return testdb.Postgres(tb) })
+}

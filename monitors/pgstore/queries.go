@@ -100,14 +100,15 @@ const (
 	qMonitorExists             = `SELECT EXISTS (SELECT 1 FROM monitors WHERE project_id = $1 AND id = $2)`
 	qMonitorDelete             = `DELETE FROM monitors WHERE project_id = $1 AND id = $2`
 	// qMonitorLockBatch loads and locks every monitor a batch of pings names,
-	// by ping key or by project ping key and slug, in one query. The IDs are
-	// found first (index lookups, an InitPlan), then the rows are read
-	// through the primary key in ID order and locked in that order, the
-	// same in every transaction, so two batches that share monitors wait for
-	// each other instead of deadlocking.
-	qMonitorLockBatch = `SELECT ` + monitorCols + ` FROM monitors WHERE id = ANY(ARRAY(
-			SELECT m.id FROM unnest($1::text[]) AS k(ping_key) JOIN monitors m ON m.ping_key = k.ping_key
-			UNION ALL
+	// by ping key or by project ping key and slug, in one query. The rows
+	// are found through monitors_ping_key_key and, for the slugs (an
+	// InitPlan of their IDs), monitors_pkey, one bitmap of both, and locked
+	// in ID order, the same in every transaction, so two batches that share
+	// monitors wait for each other instead of deadlocking. (Finding the
+	// IDs by ping key first and then the rows by ID looked every monitor up
+	// in two indexes: about twice the buffers and 0.15 ms more a batch of
+	// 40; docs/benchmarks.md, Ingest, sixth round on PostgreSQL.)
+	qMonitorLockBatch = `SELECT ` + monitorCols + ` FROM monitors WHERE ping_key = ANY($1::text[]) OR id = ANY(ARRAY(
 			SELECT m.id FROM unnest($2::text[], $3::text[]) AS k(project_ping_key, slug)
 				JOIN projects p ON p.ping_key = k.project_ping_key
 				CROSS JOIN LATERAL (SELECT id FROM monitors WHERE project_id = p.id AND slug = k.slug) m))
@@ -136,10 +137,13 @@ const (
 	// in with one statement.
 	qPingIDs = `SELECT nextval('pings_id_seq') FROM generate_series(1, $1)`
 	// qBatchProjects reads, with a batch's load, what the batch reads of
-	// each project it names (by its monitors' ping keys, or by project ping
-	// key): its maintenance windows (MaintenanceList) and its channels that
-	// take late warnings (LateChannels), one row a project.
-	qBatchProjects = `WITH p(id) AS (SELECT project_id FROM monitors WHERE ping_key = ANY($1::text[])
+	// each project it names (the projects $3, those of the monitors of the
+	// ping keys $1 and those of the project ping keys $2): its maintenance
+	// windows (MaintenanceList) and its channels that take late warnings
+	// (LateChannels), one row a project. $3 are the projects the store
+	// knows the ping keys of (projectsByKey), which $1 then leaves out.
+	qBatchProjects = `WITH p(id) AS (SELECT unnest($3::text[])
+			UNION SELECT project_id FROM monitors WHERE ping_key = ANY($1::text[])
 			UNION SELECT id FROM projects WHERE ping_key = ANY($2::text[]))
 		SELECT p.id, ARRAY(SELECT w.doc FROM maintenance_windows w WHERE w.project_id = p.id ORDER BY w.id),
 			ARRAY(SELECT c.id FROM channels c WHERE c.project_id = p.id AND c.notify_late ORDER BY c.id),

@@ -52,6 +52,7 @@ type Store struct {
 	log       *slog.Logger
 	enqueue   EnqueueFunc
 	closeOnce sync.Once
+	projects  projectsByKey // of the monitor ping keys batches loaded
 }
 
 var _ monitors.Store = (*Store)(nil)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"hash/fnv"
 	"slices"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -69,10 +71,17 @@ func (t txn) PingBatchLoad(ctx context.Context, q *plan.PingBatchQuery) (*plan.P
 		return err
 	})
 	b.Queue(qPingIDs, q.IDs).Query(func(rows pgx.Rows) (err error) {
-		out.PingIDs, err = pgx.CollectRows(rows, pgx.RowTo[int64])
+		// One target for every row: pgx.RowTo allocates one for each.
+		var id int64
+		out.PingIDs = make([]int64, 0, q.IDs)
+		_, err = pgx.ForEachRow(rows, []any{&id}, func() error {
+			out.PingIDs = append(out.PingIDs, id)
+			return nil
+		})
 		return err
 	})
-	b.Queue(qBatchProjects, q.PingKeys, q.ProjectKeys).Query(func(rows pgx.Rows) error {
+	known, unknown := t.s.projects.split(q.PingKeys)
+	b.Queue(qBatchProjects, unknown, q.ProjectKeys, known).Query(func(rows pgx.Rows) error {
 		var (
 			id          string
 			docs, late  []string
@@ -103,7 +112,73 @@ func (t txn) PingBatchLoad(ctx context.Context, q *plan.PingBatchQuery) (*plan.P
 		return nil, interpret(err)
 	}
 	slices.Sort(out.PingIDs)
+	t.s.projects.learn(out.Monitors)
 	return out, nil
+}
+
+// projectsByKeyMax bounds projectsByKey: at most this many ping keys,
+// forgotten all at once when full (a fleet pinged by more keys than this
+// then finds some of its projects through the index again, as before).
+const projectsByKeyMax = 1 << 16
+
+// projectsByKey remembers the project of each monitor ping key the
+// store's batches loaded, so that a batch's qBatchProjects reads the
+// projects it knows by ID instead of finding them again through
+// monitors_ping_key_key (0.08 to 0.09 ms of a batch's backend time in the
+// benchmark; docs/benchmarks.md, Ingest, sixth round on PostgreSQL). A
+// monitor never changes project. A key that names another monitor by now,
+// or none, only makes the load read a project the batch does not need, or
+// leave out one it does, which the planning layer then reads itself (a
+// project missing from PingBatchRows.Windows and Late is read as before):
+// what the batch sees of a project is always read in its own transaction.
+type projectsByKey struct {
+	mu  sync.Mutex
+	m   map[string]string // monitor ping key → project ID
+	ids map[string]string // the project IDs of m, each kept once
+}
+
+// split returns the projects of the keys it knows, each once, and the
+// keys it does not know.
+func (c *projectsByKey) split(keys []string) (known, unknown []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, k := range keys {
+		p, ok := c.m[k]
+		if !ok {
+			unknown = append(unknown, k)
+			continue
+		}
+		if !slices.Contains(known, p) {
+			known = append(known, p)
+		}
+	}
+	return known, unknown
+}
+
+// learn remembers the projects of ms's ping keys. The strings are copied,
+// so that the map does not hold on to the buffers the rows were read
+// into, and each project ID is kept once.
+func (c *projectsByKey) learn(ms []*monitors.Monitor) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m, c.ids = make(map[string]string), make(map[string]string)
+	}
+	for _, m := range ms {
+		if p, ok := c.m[m.PingKey]; ok && p == m.ProjectID {
+			continue
+		}
+		if len(c.m) >= projectsByKeyMax {
+			clear(c.m)
+			clear(c.ids)
+		}
+		id, ok := c.ids[m.ProjectID]
+		if !ok {
+			id = strings.Clone(m.ProjectID)
+			c.ids[id] = id
+		}
+		c.m[strings.Clone(m.PingKey)] = id
+	}
 }
 
 // MonitorCreate inserts m under a savepoint. A slug another transaction
@@ -282,7 +357,9 @@ func (t txn) IncidentRemindDue(ctx context.Context, now, cutoff time.Time, limit
 	return plan.All(ctx, t, plan.ScanEvent, qIncidentRemind, now, cutoff, limit)
 }
 
-// monitorRows reads the monitors of a batch's query.
+// monitorRows reads the monitors of a batch's query, each with the same
+// scan targets.
 func monitorRows(rows pgx.Rows) ([]*monitors.Monitor, error) {
-	return pgx.CollectRows(rows, func(pgx.CollectableRow) (*monitors.Monitor, error) { return plan.ScanMonitor(pgRows{rows}) })
+	var sc plan.MonitorScanner
+	return pgx.CollectRows(rows, func(pgx.CollectableRow) (*monitors.Monitor, error) { return sc.Row(pgRows{rows}) })
 }

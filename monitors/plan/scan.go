@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
@@ -42,32 +43,128 @@ func listOrNil(l []string) any {
 	return l
 }
 
-// ScanMonitor reads a monitor's columns, then extra ones.
+// ScanMonitor reads a monitor's columns, then extra ones. r is a row of
+// Rows that has not moved on (as One and All give it), not one that
+// closes its rows inside Scan, such as pgx's QueryRow: the state is
+// decoded from the row's memory after Scan (ScratchBytes).
 func ScanMonitor(r Row, extra ...any) (*monitors.Monitor, error) {
-	return scanMonitorWith(r, DecodeMonitorJSON, extra...)
+	var sc MonitorScanner
+	return sc.Scan(r, extra...)
 }
 
 func scanMonitorWith(r Row, decode func(m *monitors.Monitor, state, retry []byte) error, extra ...any) (*monitors.Monitor, error) {
-	var (
-		m            monitors.Monitor
-		retry, state []byte
-		notifyOutput bool
-	)
-	err := r.Scan(append([]any{&m.ID, &m.ProjectID, &m.Name, &m.Slug, &m.Tags, &m.Schedule.Kind, &m.Schedule.Expr,
-		&m.Schedule.TZ, &m.Schedule.EverySeconds, &m.GraceSeconds, &m.MaxRuntimeSeconds, &m.DeadlineSeconds,
-		&m.AlertOnFailure, &m.FailureThreshold, &m.RecoveryThreshold, &m.Overlap, &m.Channels, &m.Paused,
-		&m.Source, &m.Discovered, &retry, &m.PingKey, &m.CreatedAt, &m.UpdatedAt, &state, &m.NextDeadlineAt,
-		&m.Schedule.Dialect, &notifyOutput, &m.Description, &m.MinRuntimeSeconds, &m.EarlySeconds, &m.TooOften,
-		&m.DependsOn, &m.SnoozedUntil}, extra...)...)
-	if err != nil {
+	sc := MonitorScanner{decode: decode}
+	return sc.Scan(r, extra...)
+}
+
+// MonitorScanner reads monitors' rows one after another with the same
+// scan targets, the state and retry policy read in place (ScratchBytes)
+// and the columns of few values without a copy (word): a batch of pings
+// and the evaluator's claim read a monitor for each row, and the
+// allocations of each row were most of the cost of reading it. The zero
+// value decodes with DecodeMonitorJSON.
+type MonitorScanner struct {
+	dest         []any
+	retry, state ScratchBytes
+	notifyOutput bool
+	decode       func(m *monitors.Monitor, state, retry []byte) error
+}
+
+// Row reads a monitor's columns.
+func (sc *MonitorScanner) Row(r Row) (*monitors.Monitor, error) { return sc.Scan(r) }
+
+// Scan reads a monitor's columns, then extra ones.
+func (sc *MonitorScanner) Scan(r Row, extra ...any) (*monitors.Monitor, error) {
+	m := new(monitors.Monitor)
+	sc.dest = append(sc.dest[:0], &m.ID, &m.ProjectID, &m.Name, &m.Slug, &m.Tags, (*word)(&m.Schedule.Kind), &m.Schedule.Expr,
+		(*word)(&m.Schedule.TZ), &m.Schedule.EverySeconds, &m.GraceSeconds, &m.MaxRuntimeSeconds, &m.DeadlineSeconds,
+		(*word)(&m.AlertOnFailure), &m.FailureThreshold, &m.RecoveryThreshold, (*word)(&m.Overlap), &m.Channels, &m.Paused,
+		&m.Source, &m.Discovered, &sc.retry, &m.PingKey, &m.CreatedAt, &m.UpdatedAt, &sc.state, &m.NextDeadlineAt,
+		(*word)(&m.Schedule.Dialect), &sc.notifyOutput, &m.Description, &m.MinRuntimeSeconds, &m.EarlySeconds, (*word)(&m.TooOften),
+		&m.DependsOn, &m.SnoozedUntil)
+	sc.dest = append(sc.dest, extra...)
+	if err := r.Scan(sc.dest...); err != nil {
 		return nil, err
 	}
-	m.HideOutput = !notifyOutput
+	m.HideOutput = !sc.notifyOutput
 	if m.DependsOn == nil {
 		m.DependsOn = []string{}
 	}
-	return &m, decode(&m, state, retry)
+	decode := sc.decode
+	if decode == nil {
+		decode = DecodeMonitorJSON
+	}
+	return m, decode(m, sc.state, sc.retry)
 }
+
+// ScratchBytes is a scan target for bytes that are read at once and not
+// kept, such as JSON to decode: valid only until the next row is read.
+// pgx hands over its row's memory (ScanBytes, which pgx prefers for jsonb
+// and text columns); database/sql's drivers copy into the same memory
+// row after row (Scan). NULL reads as empty.
+type ScratchBytes []byte
+
+// ScanBytes takes v, the row's memory, as it is.
+func (b *ScratchBytes) ScanBytes(v []byte) error {
+	*b = v
+	return nil
+}
+
+// Scan copies src into b's memory.
+func (b *ScratchBytes) Scan(src any) error {
+	switch v := src.(type) {
+	case nil:
+		*b = (*b)[:0]
+	case string:
+		*b = append((*b)[:0], v...)
+	case []byte:
+		*b = append((*b)[:0], v...)
+	default:
+		return fmt.Errorf("scan bytes: %T is not text", src)
+	}
+	return nil
+}
+
+// word is a scan target for a string column of few values (a schedule's
+// kind, time zone and dialect, a policy): a value it knows is not copied
+// from the row.
+type word string
+
+// ScanBytes reads v, the row's memory.
+func (w *word) ScanBytes(v []byte) error {
+	if known, ok := words[string(v)]; ok {
+		*w = word(known)
+	} else {
+		*w = word(v)
+	}
+	return nil
+}
+
+// Scan reads a value of database/sql, which has copied it already.
+func (w *word) Scan(src any) error {
+	switch v := src.(type) {
+	case string:
+		*w = word(v)
+	case []byte:
+		return w.ScanBytes(v)
+	default:
+		return fmt.Errorf("scan text: %T is not text", src)
+	}
+	return nil
+}
+
+// words are the values of the columns read as words.
+var words = func() map[string]string {
+	m := map[string]string{}
+	for _, w := range []string{"", "UTC",
+		string(monitors.ScheduleCron), string(monitors.ScheduleInterval), string(monitors.ScheduleOnCalendar),
+		string(monitors.DialectCronie), string(monitors.DialectRobfig), string(monitors.DialectQuartz),
+		string(monitors.AlertFinal), string(monitors.AlertEveryAttempt), string(monitors.AlertNever),
+		string(monitors.OverlapAlert), string(monitors.OverlapIgnore), string(monitors.TooOftenIgnore), string(monitors.TooOftenAlert)} {
+		m[w] = w
+	}
+	return m
+}()
 
 // ScanMonitorRow reads a monitor's columns.
 func ScanMonitorRow(r Row) (*monitors.Monitor, error) { return ScanMonitor(r) }

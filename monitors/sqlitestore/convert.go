@@ -96,6 +96,15 @@ func (d tm) Scan(src any) error {
 type tmp struct{ t **time.Time }
 
 func (d tmp) Scan(src any) error {
+	switch v := src.(type) {
+	case nil:
+		*d.t = nil
+		return nil
+	case int64: // what SQLite gives, without database/sql's conversion
+		t := fromMicros(v)
+		*d.t = &t
+		return nil
+	}
 	var n sql.NullInt64
 	if err := n.Scan(src); err != nil {
 		return err
@@ -149,6 +158,60 @@ func nullInt64(p *int64) any {
 	return *p
 }
 
+// plainList reads s, a JSON array of strings, when each of them is
+// printable ASCII without escapes (as tags, channel IDs and monitor IDs
+// are), the strings cut from s without a copy; ok is false for anything
+// else, which encoding/json reads. Lists are in every monitor's row.
+func plainList(s string) (list strList, ok bool) {
+	i := skipSpace(s, 0)
+	if i == len(s) || s[i] != '[' {
+		return nil, false
+	}
+	n := 0
+	for j := i; j < len(s); j++ {
+		if s[j] == '"' {
+			n++
+		}
+	}
+	list = make(strList, 0, n/2)
+	if i = skipSpace(s, i+1); i < len(s) && s[i] == ']' {
+		return list, skipSpace(s, i+1) == len(s)
+	}
+	for {
+		if i == len(s) || s[i] != '"' {
+			return nil, false
+		}
+		j := i + 1
+		for ; j < len(s) && s[j] != '"'; j++ {
+			if c := s[j]; c < 0x20 || c >= 0x7f || c == '\\' {
+				return nil, false
+			}
+		}
+		if j == len(s) {
+			return nil, false
+		}
+		list = append(list, s[i+1:j])
+		i = skipSpace(s, j+1)
+		if i < len(s) && s[i] == ',' {
+			i = skipSpace(s, i+1)
+			continue
+		}
+		if i < len(s) && s[i] == ']' {
+			return list, skipSpace(s, i+1) == len(s)
+		}
+		return nil, false
+	}
+}
+
+// skipSpace returns the index of the first byte of s from i that is not
+// JSON whitespace.
+func skipSpace(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+		i++
+	}
+	return i
+}
+
 // strList scans a JSON array of strings, as tags, channels and person
 // fields are kept.
 type strList []string
@@ -165,6 +228,12 @@ func (l *strList) Scan(src any) error {
 		return nil
 	default:
 		return fmt.Errorf("scan list: %T is not JSON text", src)
+	}
+	if s, ok := src.(string); ok {
+		if list, ok := plainList(s); ok {
+			*l = list
+			return nil
+		}
 	}
 	*l = strList{}
 	if err := json.Unmarshal(b, (*[]string)(l)); err != nil {

@@ -106,9 +106,12 @@ func (r sqlRows) Scan(dest ...any) error {
 	return interpret(r.rows.Scan(sqlDests(dest)...))
 }
 
-// sqlDests reads SQLite's types into the destinations' types.
+// sqlDests reads SQLite's types into the destinations' types. It
+// replaces the destinations in dest itself (a row of a monitor has 34):
+// what it puts there it passes on as it is, so a dest scanned again reads
+// the same.
 func sqlDests(dest []any) []any {
-	out := make([]any, len(dest))
+	out := dest
 	for i, d := range dest {
 		switch v := d.(type) {
 		case *time.Time:

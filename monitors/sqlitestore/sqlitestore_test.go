@@ -324,3 +324,11 @@ func TestListVersionTriggers(t *testing.T) {
 	require.NoError(t, w.QueryRowContext(ctx, `SELECT count(*) FROM monitor_list_versions WHERE project_id = ?`, other.ID).Scan(&n))
 	require.Zero(t, n, "and it goes with the project")
 }
+
+func BenchmarkPingBatchLoad(b *testing.B) {
+	storetest.BenchmarkPingBatchLoad(b, func(tb testing.TB) storetest.BatchLoader { return testdb.SQLite(tb) })
+}
+
+func TestBatchLoad(t *testing.T) {
+	storetest.RunBatchLoad(t, func(tb testing.TB) storetest.BatchLoader { return testdb.SQLite(tb) })
+}

@@ -82,7 +82,8 @@ func (t txn) PingBatchLoad(ctx context.Context, q *plan.PingBatchQuery) (*plan.P
 	if err != nil {
 		return nil, err
 	}
-	out.Monitors, err = collect(rows, plan.ScanMonitorRow)
+	var sc plan.MonitorScanner
+	out.Monitors, err = collect(rows, sc.Row)
 	return out, err
 }
 
@@ -103,7 +104,8 @@ func (t txn) MonitorCreate(ctx context.Context, m *monitors.Monitor) (*monitors.
 // MonitorClaimDue claims due monitors. No SKIP LOCKED: SQLite has one
 // writer, so no two evaluators can claim the same monitor.
 func (t txn) MonitorClaimDue(ctx context.Context, now time.Time, limit int) ([]*monitors.Monitor, error) {
-	return plan.All(ctx, t, plan.ScanMonitorRow, qMonitorClaimDue, now, limit)
+	var sc plan.MonitorScanner
+	return plan.All(ctx, t, sc.Row, qMonitorClaimDue, now, limit)
 }
 
 // SourceLock does nothing: the write transaction already serializes every

@@ -1,6 +1,8 @@
 package storetest
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"syscall"
 	"testing"
@@ -9,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/vigilhq/vigil/monitors"
+	"github.com/vigilhq/vigil/monitors/plan"
 )
 
 // BenchMonitors is how many monitors BenchmarkPingRecordBatch spreads its
@@ -174,3 +177,67 @@ func BenchmarkEvaluateDue(b *testing.B, newStore func(tb testing.TB) monitors.St
 	b.ReportMetric(float64(wall.Microseconds())/due, "µs/due")
 	b.ReportMetric(float64(cpu.Microseconds())/due, "cpu-µs/due")
 }
+
+// BatchLoader is a store whose transactions the planning layer drives.
+type BatchLoader interface {
+	monitors.Store
+	InTx(ctx context.Context, fn func(tx plan.Tx) error) error
+}
+
+// errRollBack ends BenchmarkPingBatchLoad's transactions.
+var errRollBack = errors.New("roll back")
+
+// BenchmarkPingBatchLoad measures reading a ping batch's monitors into Go
+// values: each iteration loads (and locks) BenchLoadBatch monitors by
+// their ping keys, as a batch of pings does, in a transaction it rolls
+// back. It reports this process's CPU per monitor (all of it for SQLite,
+// the client's share for PostgreSQL). newStore returns an empty store.
+func BenchmarkPingBatchLoad(b *testing.B, newStore func(tb testing.TB) BatchLoader) {
+	s := newStore(b)
+	prj := MustProject(b, s)
+	keys := make([]string, BenchMonitors/10)
+	var pings []*monitors.PingRecordParams
+	for i := range keys {
+		slug := fmt.Sprintf("job-%05d", i)
+		m := NewMonitor("", slug, func(m *monitors.Monitor) { m.Schedule.EverySeconds = 60; m.Tags = []string{"bench", "load"} })
+		keys[i] = m.PingKey
+		for j := range 3 {
+			pings = append(pings, &monitors.PingRecordParams{ProjectPingKey: prj.PingKey, Slug: slug, Create: true, NewMonitor: m,
+				Ping: monitors.Ping{Kind: monitors.PingSuccess, At: T0.Add(time.Duration(j) * time.Minute)}})
+		}
+		if len(pings) >= 300 {
+			MustRecord(b, s, pings...)
+			pings = nil
+		}
+	}
+	if len(pings) > 0 {
+		MustRecord(b, s, pings...)
+	}
+	next := 0
+	cpu0 := processCPU()
+	for b.Loop() {
+		q := &plan.PingBatchQuery{PingKeys: make([]string, BenchLoadBatch), ProjectKeys: []string{}, Slugs: []plan.SlugRef{}, IDs: BenchLoadBatch}
+		for i := range q.PingKeys {
+			q.PingKeys[i] = keys[next]
+			next = (next + 1) % len(keys)
+		}
+		err := s.InTx(b.Context(), func(tx plan.Tx) error {
+			rows, err := tx.PingBatchLoad(b.Context(), q)
+			if err != nil {
+				return err
+			}
+			if len(rows.Monitors) != BenchLoadBatch {
+				return fmt.Errorf("loaded %d monitors, want %d", len(rows.Monitors), BenchLoadBatch)
+			}
+			return errRollBack
+		})
+		if !errors.Is(err, errRollBack) {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64((processCPU()-cpu0).Nanoseconds())/float64(b.N*BenchLoadBatch)/1000, "cpu-µs/monitor")
+}
+
+// BenchLoadBatch is how many monitors each load of BenchmarkPingBatchLoad
+// reads: about a batch of vigil bench ingest's flat-out run.
+const BenchLoadBatch = 50
