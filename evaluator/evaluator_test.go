@@ -126,6 +126,21 @@ func minTime(a, b time.Time) time.Time {
 	return b
 }
 
+// dueTogether makes n hourly monitors that succeeded at t0 and ticks the
+// evaluator up to just before their deadline: all n fall due together at
+// t0+1h5m.
+func (b *testBundle) dueTogether(t *testing.T, n int) {
+	t.Helper()
+	var pings []*monitors.PingRecordParams
+	for i := range n {
+		slug := fmt.Sprintf("job-%04d", i)
+		pings = append(pings, &monitors.PingRecordParams{ProjectPingKey: b.prj.PingKey, Slug: slug, Create: true,
+			NewMonitor: storetest.NewMonitor("", slug, nil), Ping: monitors.Ping{Kind: monitors.PingSuccess, At: t0}})
+	}
+	storetest.MustRecord(t, b.store, pings...)
+	b.tick(t, t0, t0.Add(time.Hour+4*time.Minute))
+}
+
 func (b *testBundle) monitor(t *testing.T, slug string, fn func(m *monitors.Monitor)) *monitors.Monitor {
 	return storetest.MustMonitor(t, b.store, b.prj.ID, slug, fn)
 }
@@ -646,14 +661,7 @@ func TestBurstClaimsOverlap(t *testing.T) {
 	t.Parallel()
 	const n = 300
 	b := setup(t, func(t *testing.T) monitors.Store { return testdb.Postgres(t) })
-	var pings []*monitors.PingRecordParams
-	for i := range n {
-		slug := fmt.Sprintf("job-%04d", i)
-		pings = append(pings, &monitors.PingRecordParams{ProjectPingKey: b.prj.PingKey, Slug: slug, Create: true,
-			NewMonitor: storetest.NewMonitor("", slug, nil), Ping: monitors.Ping{Kind: monitors.PingSuccess, At: t0}})
-	}
-	storetest.MustRecord(t, b.store, pings...)
-	b.tick(t, t0, t0.Add(time.Hour+4*time.Minute))
+	b.dueTogether(t, n)
 
 	s := &overlapStore{Store: b.store, second: make(chan struct{})}
 	ev, err := evaluator.New(s, evaluator.Config{NowFunc: b.clock.Now, BatchSize: 50, Workers: 2,
@@ -712,14 +720,7 @@ func TestBacklogLongerThanAPollIntervalIsOnePass(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, b *testBundle) {
 		const n = 300
-		var pings []*monitors.PingRecordParams
-		for i := range n {
-			slug := fmt.Sprintf("job-%04d", i)
-			pings = append(pings, &monitors.PingRecordParams{ProjectPingKey: b.prj.PingKey, Slug: slug, Create: true,
-				NewMonitor: storetest.NewMonitor("", slug, nil), Ping: monitors.Ping{Kind: monitors.PingSuccess, At: t0}})
-		}
-		storetest.MustRecord(t, b.store, pings...)
-		b.tick(t, t0, t0.Add(time.Hour+4*time.Minute))
+		b.dueTogether(t, n)
 
 		// Six claims of 50, each taking 400ms: 2.4s of claims in all.
 		s := &slowClaimStore{Store: b.store, clock: b.clock, claimTime: 400 * time.Millisecond}
