@@ -187,9 +187,91 @@ func TestPostgresPingRunTriggers(t *testing.T) {
 	require.Zero(t, count(`SELECT count(*) FROM runs`))
 }
 
-// TestSQLiteKeepsPingRunForeignKeys checks that on SQLite pings and runs
-// keep their foreign keys to monitors, with ON DELETE CASCADE (migration
-// 0026 changes them on PostgreSQL only).
+// TestPostgresIncidentMonitorTriggers checks migration 0029 on a database
+// that holds incidents and events: Up keeps them and leaves incidents and
+// incident_events without a foreign key to monitors, the delete trigger
+// taking their place; Down deletes the rows whose monitor is gone and adds
+// the foreign keys back; Up again keeps the rows, and deleting a monitor,
+// or a project, takes its incidents, their events and its monitor events,
+// and their deliveries.
+func TestPostgresIncidentMonitorTriggers(t *testing.T) {
+	t.Parallel()
+	const version = 29
+	ctx := t.Context()
+	_, db := migratedPostgres(t)
+
+	exec := func(q string, args ...any) {
+		t.Helper()
+		_, err := db.ExecContext(ctx, q, args...)
+		require.NoError(t, err, q)
+	}
+	count := func(q string) int {
+		t.Helper()
+		var n int
+		require.NoError(t, db.QueryRowContext(ctx, q).Scan(&n), q)
+		return n
+	}
+	foreignKeys := func() int {
+		return count(`SELECT count(*) FROM pg_constraint WHERE contype = 'f' AND confrelid = 'monitors'::regclass
+			AND conrelid IN ('incidents'::regclass, 'incident_events'::regclass)`)
+	}
+	require.Zero(t, foreignKeys(), "incidents and incident_events have no foreign key to monitors")
+
+	exec(`INSERT INTO projects (id, name, ping_key, created_at) VALUES ('p1', 'p', 'pk1', now())`)
+	exec(`INSERT INTO channels (id, project_id, kind, name, config, created_at, updated_at)
+		VALUES ('c1', 'p1', 'webhook', 'hook', '{}', now(), now())`)
+	for _, id := range []string{"m1", "m2"} {
+		exec(`INSERT INTO monitors (id, project_id, name, slug, schedule_kind, grace_seconds, alert_on_failure,
+				failure_threshold, recovery_threshold, overlap, ping_key, created_at, updated_at, status, state)
+			VALUES ($1, 'p1', $1, $1, 'interval', 60, 'always', 1, 1, 'allow', 'key-' || $1, now(), now(), 'new', '{}')`, id)
+		// An incident with its opened event, delivered, and a monitor
+		// event (no incident).
+		exec(`INSERT INTO incidents (id, project_id, monitor_id, kind, opened_at) VALUES ('in-' || $1, 'p1', $1, 'missed', now())`, id)
+		exec(`INSERT INTO incident_events (incident_id, monitor_id, project_id, kind, at)
+			VALUES ('in-' || $1, $1, 'p1', 'incident.opened', now()), (NULL, $1, 'p1', 'monitor.late', now())`, id)
+		exec(`INSERT INTO deliveries (project_id, incident_id, event_id, event, monitor_id, channel_id, state, created_at, next_attempt_at)
+			SELECT 'p1', incident_id, id, kind, monitor_id, 'c1', 'pending', now(), now() FROM incident_events WHERE monitor_id = $1`, id)
+	}
+	// Rows of a monitor that does not exist, which only a hand could write
+	// while the foreign keys are off.
+	exec(`INSERT INTO incidents (id, project_id, monitor_id, kind, opened_at) VALUES ('in-gone', 'p1', 'gone', 'missed', now())`)
+	exec(`INSERT INTO incident_events (incident_id, monitor_id, project_id, kind, at)
+		VALUES ('in-gone', 'gone', 'p1', 'incident.opened', now()), (NULL, 'gone', 'p1', 'monitor.late', now())`)
+
+	undoDownTo(t, db, migrations.Postgres, version)
+	require.Equal(t, 2, foreignKeys(), "Down adds the foreign keys back")
+	require.Equal(t, 2, count(`SELECT count(*) FROM incidents`), "the incidents of monitors that exist are kept, the others deleted")
+	require.Equal(t, 4, count(`SELECT count(*) FROM incident_events`), "likewise the events")
+	require.Equal(t, 4, count(`SELECT count(*) FROM deliveries`), "and the deliveries")
+	_, err := db.ExecContext(ctx, `INSERT INTO incidents (id, project_id, monitor_id, kind, opened_at) VALUES ('x', 'p1', 'gone', 'missed', now())`)
+	require.ErrorContains(t, err, "incidents_monitor_id_fkey", "the foreign key holds again")
+	exec(`DELETE FROM monitors WHERE id = 'm2'`)
+	require.Equal(t, 2, count(`SELECT count(*) FROM incident_events`), "Down's function leaves the cascade to the foreign keys")
+	exec(`INSERT INTO monitors (id, project_id, name, slug, schedule_kind, grace_seconds, alert_on_failure,
+			failure_threshold, recovery_threshold, overlap, ping_key, created_at, updated_at, status, state)
+		VALUES ('m2', 'p1', 'm2', 'm2', 'interval', 60, 'always', 1, 1, 'allow', 'key-m2', now(), now(), 'new', '{}')`)
+	exec(`INSERT INTO incidents (id, project_id, monitor_id, kind, opened_at) VALUES ('in-m2', 'p1', 'm2', 'missed', now())`)
+	exec(`INSERT INTO incident_events (incident_id, monitor_id, project_id, kind, at)
+		VALUES ('in-m2', 'm2', 'p1', 'incident.opened', now()), (NULL, 'm2', 'p1', 'monitor.late', now())`)
+
+	require.NoError(t, migrations.Up(ctx, db, migrations.Postgres))
+	require.Zero(t, foreignKeys())
+	require.Equal(t, 2, count(`SELECT count(*) FROM incidents`), "Up keeps every incident")
+	require.Equal(t, 4, count(`SELECT count(*) FROM incident_events`), "and every event")
+
+	exec(`DELETE FROM monitors WHERE id = 'm1'`)
+	require.Equal(t, 1, count(`SELECT count(*) FROM incidents`), "a monitor's incidents go with it")
+	require.Equal(t, 2, count(`SELECT count(*) FROM incident_events`), "and its events, with an incident or without")
+	require.Zero(t, count(`SELECT count(*) FROM deliveries WHERE monitor_id = 'm1'`), "and their deliveries")
+	exec(`DELETE FROM projects WHERE id = 'p1'`)
+	require.Zero(t, count(`SELECT count(*) FROM incidents`), "a project's monitors' incidents go with them")
+	require.Zero(t, count(`SELECT count(*) FROM incident_events`))
+}
+
+// TestSQLiteKeepsPingRunForeignKeys checks that on SQLite pings, runs,
+// incidents and incident events keep their foreign keys to monitors, with
+// ON DELETE CASCADE (migrations 0026 and 0029 change them on PostgreSQL
+// only).
 func TestSQLiteKeepsPingRunForeignKeys(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
@@ -197,7 +279,7 @@ func TestSQLiteKeepsPingRunForeignKeys(t *testing.T) {
 	require.NoError(t, err)
 	defer db.Close()
 	require.NoError(t, migrations.Up(ctx, db, migrations.SQLite))
-	for _, table := range []string{"pings", "runs"} {
+	for _, table := range []string{"pings", "runs", "incidents", "incident_events"} {
 		var parent, onDelete string
 		require.NoError(t, db.QueryRowContext(ctx, `SELECT "table", on_delete FROM pragma_foreign_key_list(?) WHERE "from" = 'monitor_id'`,
 			table).Scan(&parent, &onDelete), table)

@@ -12,18 +12,24 @@ import (
 	"github.com/vigilhq/vigil/monitors"
 )
 
-// OrphansSQL lists, one text a row, the pings and runs whose monitor does
-// not exist. It is the same SQL on both databases; each store's test runs
-// it for [Caps.Orphans].
+// OrphansSQL lists, one text a row, the pings, runs, incidents and
+// incident events whose monitor does not exist. It is the same SQL on both
+// databases; each store's test runs it for [Caps.Orphans].
 const OrphansSQL = `SELECT 'ping ' || p.id || ' of ' || p.monitor_id FROM pings p
 		WHERE NOT EXISTS (SELECT 1 FROM monitors m WHERE m.id = p.monitor_id)
 	UNION ALL
 	SELECT 'run ' || r.seq || ' of ' || r.monitor_id FROM runs r
-		WHERE NOT EXISTS (SELECT 1 FROM monitors m WHERE m.id = r.monitor_id)`
+		WHERE NOT EXISTS (SELECT 1 FROM monitors m WHERE m.id = r.monitor_id)
+	UNION ALL
+	SELECT 'incident ' || i.id || ' of ' || i.monitor_id FROM incidents i
+		WHERE NOT EXISTS (SELECT 1 FROM monitors m WHERE m.id = i.monitor_id)
+	UNION ALL
+	SELECT 'event ' || e.id || ' of ' || e.monitor_id FROM incident_events e
+		WHERE NOT EXISTS (SELECT 1 FROM monitors m WHERE m.id = e.monitor_id)`
 
-// runHistory checks that a monitor's pings and runs go with it, however it
-// goes: deleted alone, with its project, or while pings for it are being
-// written.
+// runHistory checks that a monitor's pings, runs, incidents and events go
+// with it, however it goes: deleted alone, with its project, while pings
+// for it are being written, or while its incidents are being reminded.
 func runHistory(t *testing.T, newStore func(t *testing.T) monitors.Store, caps Caps) {
 	for _, tc := range []struct {
 		name string
@@ -32,6 +38,7 @@ func runHistory(t *testing.T, newStore func(t *testing.T) monitors.Store, caps C
 		{"History/MonitorDelete", testHistoryMonitorDelete},
 		{"History/ProjectDelete", testHistoryProjectDelete},
 		{"History/PingsRaceMonitorDelete", testHistoryPingsRaceDelete},
+		{"History/RemindRaceMonitorDelete", testHistoryRemindRaceDelete},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -44,7 +51,7 @@ func runHistory(t *testing.T, newStore func(t *testing.T) monitors.Store, caps C
 }
 
 // recordRuns gives m n finished runs (a start and a success each) and a
-// log ping, from at on.
+// log ping, from at on, then a failure (an open incident and its event).
 func recordRuns(t *testing.T, s monitors.Store, m *monitors.Monitor, at time.Time, n int) {
 	t.Helper()
 	var pings []*monitors.PingRecordParams
@@ -53,6 +60,7 @@ func recordRuns(t *testing.T, s monitors.Store, m *monitors.Monitor, at time.Tim
 		pings = append(pings, Ping(m, monitors.PingStart, at), Ping(m, monitors.PingSuccess, at.Add(time.Second)))
 	}
 	MustRecord(t, s, append(pings, Ping(m, monitors.PingLog, at.Add(time.Duration(n)*time.Minute)))...)
+	MustRecord(t, s, Ping(m, monitors.PingFail, at.Add(time.Duration(n)*time.Minute+time.Second)))
 }
 
 func testHistoryMonitorDelete(t *testing.T, b *bundle, caps Caps) {
@@ -61,17 +69,21 @@ func testHistoryMonitorDelete(t *testing.T, b *bundle, caps Caps) {
 	keep := b.monitor(t, "keep", nil)
 	recordRuns(t, s, gone, T0, 3)
 	recordRuns(t, s, keep, T0, 2)
-	require.Len(t, b.runs(t, gone), 3)
+	require.Len(t, b.runs(t, gone), 4, "three runs and the failure")
+
+	require.Len(t, b.incidents(t, monitors.IncidentListParams{MonitorID: gone.ID}), 1)
 
 	require.NoError(t, s.MonitorDelete(ctx, b.prj.ID, gone.ID))
-	require.Empty(t, caps.Orphans(t, s), "the deleted monitor's pings and runs went with it")
-	require.Len(t, b.pings(t, keep), 5, "another monitor keeps its pings")
-	require.Len(t, b.runs(t, keep), 2, "and its runs")
+	require.Empty(t, caps.Orphans(t, s), "the deleted monitor's pings, runs, incidents and events went with it")
+	require.Len(t, b.pings(t, keep), 6, "another monitor keeps its pings")
+	require.Len(t, b.runs(t, keep), 3, "and its runs")
+	require.Len(t, b.incidents(t, monitors.IncidentListParams{MonitorID: keep.ID}), 1, "and its incident")
 
 	// A new monitor under the freed slug starts with no history.
 	again := b.monitor(t, "gone", nil)
 	require.Empty(t, b.pings(t, again))
 	require.Empty(t, b.runs(t, again))
+	require.Empty(t, b.incidents(t, monitors.IncidentListParams{MonitorID: again.ID}))
 }
 
 func testHistoryProjectDelete(t *testing.T, b *bundle, caps Caps) {
@@ -87,18 +99,20 @@ func testHistoryProjectDelete(t *testing.T, b *bundle, caps Caps) {
 	recordRuns(t, s, keep, T0, 2)
 
 	caps.DeleteProject(t, s, gone.ID)
-	require.Empty(t, caps.Orphans(t, s), "the project's monitors' pings and runs went with them")
+	require.Empty(t, caps.Orphans(t, s), "the project's monitors' pings, runs, incidents and events went with them")
 	for _, m := range ms {
 		_, err := s.MonitorGet(ctx, gone.ID, m.ID)
 		require.ErrorIs(t, err, monitors.ErrNotFound)
 	}
-	require.Len(t, b.pings(t, keep), 5, "another project's monitor keeps its pings")
-	require.Len(t, b.runs(t, keep), 2, "and its runs")
+	require.Len(t, b.pings(t, keep), 6, "another project's monitor keeps its pings")
+	require.Len(t, b.runs(t, keep), 3, "and its runs")
+	require.Len(t, b.incidents(t, monitors.IncidentListParams{MonitorID: keep.ID}), 1, "and its incident")
 }
 
 // testHistoryPingsRaceDelete deletes monitors while batches of pings for
 // them are being written, from other goroutines: every batch either
-// writes its pings and runs before the monitor goes (and they go with it)
+// writes its pings, runs, incidents and events before the monitor goes
+// (and they go with it)
 // or finds the monitor gone; none fails whole, and no ping or run is left
 // without its monitor.
 func testHistoryPingsRaceDelete(t *testing.T, b *bundle, caps Caps) {
@@ -120,8 +134,14 @@ func testHistoryPingsRaceDelete(t *testing.T, b *bundle, caps Caps) {
 				at := T0
 				for n := 0; ; n++ {
 					at = at.Add(time.Minute)
+					// Every other run fails: its batch opens an incident
+					// (and the next resolves it), with their events.
+					end := monitors.PingSuccess
+					if n%2 == 1 {
+						end = monitors.PingFail
+					}
 					res, err := s.PingRecordBatch(ctx, &monitors.PingRecordBatchParams{Pings: []*monitors.PingRecordParams{
-						Ping(m, monitors.PingStart, at), Ping(m, monitors.PingSuccess, at.Add(time.Second))}})
+						Ping(m, monitors.PingStart, at), Ping(m, end, at.Add(time.Second))}})
 					if err != nil {
 						errs <- fmt.Errorf("batch %d of %s failed whole: %w", n, m.Slug, err)
 						return
@@ -142,6 +162,54 @@ func testHistoryPingsRaceDelete(t *testing.T, b *bundle, caps Caps) {
 			go func() { // deletes the monitor once a batch of its pings is in
 				defer wg.Done()
 				<-acked
+				if err := s.MonitorDelete(ctx, b.prj.ID, m.ID); err != nil {
+					errs <- fmt.Errorf("delete %s: %w", m.Slug, err)
+				}
+			}()
+		}
+		close(start)
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			require.NoError(t, err)
+		}
+		require.Empty(t, caps.Orphans(t, s), "round %d", round)
+	}
+}
+
+// testHistoryRemindRaceDelete deletes monitors while their open incidents
+// are being reminded, from another goroutine. A reminder writes an event
+// of an incident it locks, not of a monitor it locks: whichever commits
+// first, no incident or event is left without its monitor.
+func testHistoryRemindRaceDelete(t *testing.T, b *bundle, caps Caps) {
+	s, ctx := b.s, b.ctx
+	const rounds, monitorsN = 8, 4
+	for round := range rounds {
+		var ms []*monitors.Monitor
+		for i := range monitorsN {
+			m := b.monitor(t, fmt.Sprintf("remind-%d-%d", round, i), nil)
+			failing(t, b, m, T0)
+			ms = append(ms, m)
+		}
+		var wg sync.WaitGroup
+		errs := make(chan error, 1+monitorsN)
+		start := make(chan struct{})
+		wg.Add(1 + monitorsN)
+		go func() { // reminds every open incident, an hour later each time
+			defer wg.Done()
+			<-start
+			for k := 1; k <= 2*monitorsN; k++ {
+				now := T0.Add(time.Duration(k) * time.Hour)
+				if _, err := s.IncidentRemind(ctx, &monitors.IncidentRemindParams{Now: now, Interval: time.Hour}); err != nil {
+					errs <- fmt.Errorf("remind at %s: %w", now, err)
+					return
+				}
+			}
+		}()
+		for _, m := range ms {
+			go func() {
+				defer wg.Done()
+				<-start
 				if err := s.MonitorDelete(ctx, b.prj.ID, m.ID); err != nil {
 					errs <- fmt.Errorf("delete %s: %w", m.Slug, err)
 				}
