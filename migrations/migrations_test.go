@@ -114,6 +114,23 @@ func undoDownTo(t *testing.T, db *sql.DB, dialect migrations.Dialect, version in
 	}
 }
 
+// sqlHelpers returns exec, which runs a statement on db and fails t if it
+// fails, and count, which returns the one integer a query reads.
+func sqlHelpers(t *testing.T, db *sql.DB) (exec func(q string, args ...any), count func(q string) int) {
+	exec = func(q string, args ...any) {
+		t.Helper()
+		_, err := db.ExecContext(t.Context(), q, args...)
+		require.NoError(t, err, q)
+	}
+	count = func(q string) int {
+		t.Helper()
+		var n int
+		require.NoError(t, db.QueryRowContext(t.Context(), q).Scan(&n), q)
+		return n
+	}
+	return exec, count
+}
+
 // TestPostgresPingRunTriggers checks migration 0026 on a database that
 // holds pings and runs: Up keeps them and leaves pings (every partition)
 // and runs without a foreign key to monitors, the delete trigger taking
@@ -126,17 +143,7 @@ func TestPostgresPingRunTriggers(t *testing.T) {
 	ctx := t.Context()
 	_, db := migratedPostgres(t)
 
-	exec := func(q string, args ...any) {
-		t.Helper()
-		_, err := db.ExecContext(ctx, q, args...)
-		require.NoError(t, err, q)
-	}
-	count := func(q string) int {
-		t.Helper()
-		var n int
-		require.NoError(t, db.QueryRowContext(ctx, q).Scan(&n), q)
-		return n
-	}
+	exec, count := sqlHelpers(t, db)
 	// The foreign keys to monitors of pings, its partitions and runs.
 	foreignKeys := func() int {
 		return count(`SELECT count(*) FROM pg_constraint WHERE contype = 'f' AND confrelid = 'monitors'::regclass
@@ -200,17 +207,7 @@ func TestPostgresIncidentMonitorTriggers(t *testing.T) {
 	ctx := t.Context()
 	_, db := migratedPostgres(t)
 
-	exec := func(q string, args ...any) {
-		t.Helper()
-		_, err := db.ExecContext(ctx, q, args...)
-		require.NoError(t, err, q)
-	}
-	count := func(q string) int {
-		t.Helper()
-		var n int
-		require.NoError(t, db.QueryRowContext(ctx, q).Scan(&n), q)
-		return n
-	}
+	exec, count := sqlHelpers(t, db)
 	foreignKeys := func() int {
 		return count(`SELECT count(*) FROM pg_constraint WHERE contype = 'f' AND confrelid = 'monitors'::regclass
 			AND conrelid IN ('incidents'::regclass, 'incident_events'::regclass)`)

@@ -112,25 +112,19 @@ func testHistoryProjectDelete(t *testing.T, b *bundle, caps Caps) {
 // testHistoryPingsRaceDelete deletes monitors while batches of pings for
 // them are being written, from other goroutines: every batch either
 // writes its pings, runs, incidents and events before the monitor goes
-// (and they go with it)
-// or finds the monitor gone; none fails whole, and no ping or run is left
-// without its monitor.
+// (and they go with it) or finds the monitor gone; none fails whole, and
+// no row is left without its monitor.
 func testHistoryPingsRaceDelete(t *testing.T, b *bundle, caps Caps) {
 	s, ctx := b.s, b.ctx
 	const rounds, monitorsN = 8, 4
 	for round := range rounds {
-		var wg sync.WaitGroup
-		errs := make(chan error, 2*monitorsN)
-		start := make(chan struct{})
+		var fns []func() error
 		for i := range monitorsN {
 			m := b.monitor(t, fmt.Sprintf("race-%d-%d", round, i), nil)
 			acked := make(chan struct{})
 			ack := sync.OnceFunc(func() { close(acked) })
-			wg.Add(2)
-			go func() { // pings, in batches of a run each, until the monitor is gone
-				defer wg.Done()
+			fns = append(fns, func() error { // pings, in batches of a run each, until the monitor is gone
 				defer ack() // a pinger that failed lets the deleter go on
-				<-start
 				at := T0
 				for n := 0; ; n++ {
 					at = at.Add(time.Minute)
@@ -143,38 +137,58 @@ func testHistoryPingsRaceDelete(t *testing.T, b *bundle, caps Caps) {
 					res, err := s.PingRecordBatch(ctx, &monitors.PingRecordBatchParams{Pings: []*monitors.PingRecordParams{
 						Ping(m, monitors.PingStart, at), Ping(m, end, at.Add(time.Second))}})
 					if err != nil {
-						errs <- fmt.Errorf("batch %d of %s failed whole: %w", n, m.Slug, err)
-						return
+						return fmt.Errorf("batch %d of %s failed whole: %w", n, m.Slug, err)
 					}
 					if errors.Is(res[0].Err, monitors.ErrNotFound) && errors.Is(res[1].Err, monitors.ErrNotFound) {
 						if n == 0 {
-							errs <- fmt.Errorf("%s was gone before its first batch", m.Slug)
+							return fmt.Errorf("%s was gone before its first batch", m.Slug)
 						}
-						return
+						return nil
 					}
 					if res[0].Err != nil || res[1].Err != nil {
-						errs <- fmt.Errorf("batch %d of %s: %w, %w", n, m.Slug, res[0].Err, res[1].Err)
-						return
+						return fmt.Errorf("batch %d of %s: %w, %w", n, m.Slug, res[0].Err, res[1].Err)
 					}
 					ack()
 				}
-			}()
-			go func() { // deletes the monitor once a batch of its pings is in
-				defer wg.Done()
+			}, func() error { // deletes the monitor once a batch of its pings is in
 				<-acked
-				if err := s.MonitorDelete(ctx, b.prj.ID, m.ID); err != nil {
-					errs <- fmt.Errorf("delete %s: %w", m.Slug, err)
-				}
-			}()
+				return deleteMonitor(b, m)
+			})
 		}
-		close(start)
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			require.NoError(t, err)
-		}
-		require.Empty(t, caps.Orphans(t, s), "round %d", round)
+		race(t, s, caps, round, fns...)
 	}
+}
+
+// deleteMonitor deletes m, for a race.
+func deleteMonitor(b *bundle, m *monitors.Monitor) error {
+	if err := b.s.MonitorDelete(b.ctx, b.prj.ID, m.ID); err != nil {
+		return fmt.Errorf("delete %s: %w", m.Slug, err)
+	}
+	return nil
+}
+
+// race runs fns at once, each in a goroutine of its own, then checks that
+// none failed and that no row is left without its monitor.
+func race(t *testing.T, s monitors.Store, caps Caps, round int, fns ...func() error) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, len(fns))
+	start := make(chan struct{})
+	for _, fn := range fns {
+		wg.Go(func() {
+			<-start
+			if err := fn(); err != nil {
+				errs <- err
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	require.Empty(t, caps.Orphans(t, s), "round %d", round)
 }
 
 // testHistoryRemindRaceDelete deletes monitors while their open incidents
@@ -185,42 +199,20 @@ func testHistoryRemindRaceDelete(t *testing.T, b *bundle, caps Caps) {
 	s, ctx := b.s, b.ctx
 	const rounds, monitorsN = 8, 4
 	for round := range rounds {
-		var ms []*monitors.Monitor
-		for i := range monitorsN {
-			m := b.monitor(t, fmt.Sprintf("remind-%d-%d", round, i), nil)
-			failing(t, b, m, T0)
-			ms = append(ms, m)
-		}
-		var wg sync.WaitGroup
-		errs := make(chan error, 1+monitorsN)
-		start := make(chan struct{})
-		wg.Add(1 + monitorsN)
-		go func() { // reminds every open incident, an hour later each time
-			defer wg.Done()
-			<-start
+		fns := []func() error{func() error { // reminds every open incident, an hour later each time
 			for k := 1; k <= 2*monitorsN; k++ {
 				now := T0.Add(time.Duration(k) * time.Hour)
 				if _, err := s.IncidentRemind(ctx, &monitors.IncidentRemindParams{Now: now, Interval: time.Hour}); err != nil {
-					errs <- fmt.Errorf("remind at %s: %w", now, err)
-					return
+					return fmt.Errorf("remind at %s: %w", now, err)
 				}
 			}
-		}()
-		for _, m := range ms {
-			go func() {
-				defer wg.Done()
-				<-start
-				if err := s.MonitorDelete(ctx, b.prj.ID, m.ID); err != nil {
-					errs <- fmt.Errorf("delete %s: %w", m.Slug, err)
-				}
-			}()
+			return nil
+		}}
+		for i := range monitorsN {
+			m := b.monitor(t, fmt.Sprintf("remind-%d-%d", round, i), nil)
+			failing(t, b, m, T0)
+			fns = append(fns, func() error { return deleteMonitor(b, m) })
 		}
-		close(start)
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			require.NoError(t, err)
-		}
-		require.Empty(t, caps.Orphans(t, s), "round %d", round)
+		race(t, s, caps, round, fns...)
 	}
 }
