@@ -241,3 +241,67 @@ func TestPostgresFewerChecksLockOrder(t *testing.T) {
 	require.NoError(t, batch.Commit(ctx))
 	require.NoError(t, <-migrated)
 }
+
+// TestPostgresRunsPrunedProject checks migration 0030: Up fills
+// monitor_runs_pruned.project_id from the monitors, and its trigger keeps
+// it on every insert and update, written with the column (the upsert of
+// a pruning) or without it, as a previous release writes the table: a
+// monitor moved to another project is counted there at its next pruning.
+// Down drops the column; Up again fills it for the rows written between.
+func TestPostgresRunsPrunedProject(t *testing.T) {
+	t.Parallel()
+	const version = 30
+	ctx := t.Context()
+	_, db := migratedPostgres(t)
+
+	exec := func(q string, args ...any) {
+		t.Helper()
+		_, err := db.ExecContext(ctx, q, args...)
+		require.NoError(t, err, q)
+	}
+	projectOf := func(monitorID string) string {
+		t.Helper()
+		var p string
+		require.NoError(t, db.QueryRowContext(ctx, `SELECT project_id FROM monitor_runs_pruned WHERE monitor_id = $1`,
+			monitorID).Scan(&p))
+		return p
+	}
+	// The pruning's own statement (pgstore's qRunPruned), which does not
+	// name the column.
+	pruned := func(monitorID string) {
+		t.Helper()
+		exec(`INSERT INTO monitor_runs_pruned (monitor_id, n) VALUES ($1, 1)
+			ON CONFLICT (monitor_id) DO UPDATE SET n = monitor_runs_pruned.n + 1`, monitorID)
+	}
+	exec(`INSERT INTO projects (id, name, ping_key, created_at) VALUES ('p1', 'p', 'pk1', now()), ('p2', 'q', 'pk2', now())`)
+	for _, id := range []string{"m1", "m2"} {
+		exec(`INSERT INTO monitors (id, project_id, name, slug, schedule_kind, grace_seconds, alert_on_failure,
+				failure_threshold, recovery_threshold, overlap, ping_key, created_at, updated_at, status, state)
+			VALUES ($1, 'p1', $1, $1, 'interval', 60, 'always', 1, 1, 'allow', 'key-' || $1, now(), now(), 'new', '{}')`, id)
+	}
+	pruned("m1")
+	require.Equal(t, "p1", projectOf("m1"), "an insert gets the monitor's project")
+	exec(`INSERT INTO monitor_runs_pruned (monitor_id, project_id, n) VALUES ('m2', 'p2', 1)`)
+	require.Equal(t, "p1", projectOf("m2"), "the monitor's project, whatever the writer says")
+
+	exec(`UPDATE monitors SET project_id = 'p2' WHERE id = 'm1'`)
+	require.Equal(t, "p1", projectOf("m1"), "a move leaves the row until the next pruning")
+	pruned("m1")
+	require.Equal(t, "p2", projectOf("m1"), "an update (the upsert's) follows the monitor")
+
+	undoDownTo(t, db, migrations.Postgres, version)
+	var n int
+	require.NoError(t, db.QueryRowContext(ctx, `SELECT count(*) FROM information_schema.columns
+		WHERE table_name = 'monitor_runs_pruned' AND column_name = 'project_id' AND table_schema = current_schema()`).Scan(&n))
+	require.Zero(t, n, "Down drops the column")
+	exec(`DELETE FROM monitor_runs_pruned WHERE monitor_id = 'm2'`)
+	exec(`UPDATE monitors SET project_id = 'p2' WHERE id = 'm2'`)
+	pruned("m2")
+
+	require.NoError(t, migrations.Up(ctx, db, migrations.Postgres))
+	require.Equal(t, "p2", projectOf("m1"))
+	require.Equal(t, "p2", projectOf("m2"), "Up fills the rows written without the column")
+	exec(`DELETE FROM projects WHERE id = 'p2'`)
+	require.NoError(t, db.QueryRowContext(ctx, `SELECT count(*) FROM monitor_runs_pruned`).Scan(&n))
+	require.Zero(t, n, "a project's monitors' rows go with them")
+}
