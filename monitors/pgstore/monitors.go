@@ -132,12 +132,9 @@ func (s *Store) MonitorListPage(ctx context.Context, p *monitors.MonitorPagePara
 	})
 }
 
-// MonitorListMarker sums a hash of every monitor row's ID and xmin, and
-// one of every count of run prunings (monitor_runs_pruned) of the
-// project, each by its monitor's ID: any write of a row, a pruning of its
-// runs, an insert or a delete changes it. A monitor moved between
-// projects changes both (its row), and its next pruning counts in the
-// project it is in (migration 0030's trigger).
+// MonitorListMarker sums a hash of every monitor row's ID and version:
+// any write of a row, a pruning of its runs, an insert or a delete
+// changes it.
 func (s *Store) MonitorListMarker(ctx context.Context, projectID string) (string, error) {
 	return plan.MonitorListMarker(ctx, s.Reader(), qMonitorListMarker, projectID)
 }

@@ -28,14 +28,9 @@ var qMonitorListedRows = `SELECT ` + plan.Qualify("m.", monitorCols) + `, ` + ro
 	FROM monitors AS m LEFT JOIN monitor_runs_pruned AS r ON r.monitor_id = m.id
 	WHERE m.project_id = $1 AND m.id = ANY($2::text[])`
 
-// qMonitorListMarker: see Store.MonitorListMarker. The prunings are
-// summed apart, by their own project_id (migration 0030), not joined to
-// each monitor of the project: 1.9 ms at 5,000 monitors against 3.1 with
-// the join.
-var qMonitorListMarker = `SELECT count(*)::text || '.' || coalesce(sum(hashtextextended(m.id || '.' || m.xmin::text, 0)), 0)::text
-	|| '.' || (SELECT coalesce(sum(hashtextextended(r.monitor_id || '.' || r.n::text, 0)), 0)
-		FROM monitor_runs_pruned AS r WHERE r.project_id = $1)::text
-	FROM monitors AS m WHERE m.project_id = $1`
+// qMonitorListMarker: see Store.MonitorListMarker.
+var qMonitorListMarker = `SELECT count(*)::text || '.' || coalesce(sum(hashtextextended(` + rowVersion + `, 0)), 0)::text
+	FROM monitors AS m LEFT JOIN monitor_runs_pruned AS r ON r.monitor_id = m.id WHERE m.project_id = $1`
 
 // rowVersion is the version of monitor m's row (see
 // Store.MonitorListPage), with r its monitor_runs_pruned row.
