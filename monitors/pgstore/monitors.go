@@ -126,6 +126,9 @@ func (s *Store) MonitorListPage(ctx context.Context, p *monitors.MonitorPagePara
 			" LEFT JOIN monitor_runs_pruned AS r ON r.monitor_id = p.id" + order,
 		Rows: qMonitorListedRows, RowsArgs: []any{p.ProjectID}, Known: p.Known,
 		Matched: "SELECT count(*) FROM monitors WHERE " + where, MatchedArgs: filtered,
+		// The counts and the page each scan the project's rows: at once,
+		// on two connections of the pool.
+		Concurrent: true,
 	})
 }
 

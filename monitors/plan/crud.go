@@ -453,15 +453,74 @@ func wrapErr(err error, format string, args ...any) error {
 //   - Rows: the monitors of the project RowsArgs[0] whose IDs are in the
 //     list RowsArgs[1] (added by ListPage), rows of the monitor columns
 //     followed by the row's version.
+//
+// With Concurrent, Counts (and Tags) run at the same time as the page's
+// statements, on another connection of db, which must be safe for
+// concurrent use (a pool). Each scans all of the project's monitors, and
+// neither needs the other's answer; they are separate statements either
+// way, each with its own snapshot, so running them at once mixes no more
+// instants than running them in turn.
 type PageSQL struct {
 	Counts, Tags, Page, Matched, Index, Rows    string
 	CountsArgs, TagsArgs, PageArgs, MatchedArgs []any
 	RowsArgs                                    []any
 	Known                                       map[string]monitors.KnownMonitor
+	Concurrent                                  bool
 }
 
 // ListPage runs a store's MonitorListPage statements.
 func ListPage(ctx context.Context, db DB, q *PageSQL) (*monitors.MonitorPage, error) {
+	var (
+		out  *monitors.MonitorPage
+		rows []listed
+		err  error
+	)
+	if !q.Concurrent {
+		if out, err = pageCounts(ctx, db, q); err != nil {
+			return nil, err
+		}
+		if rows, err = pageRows(ctx, db, q); err != nil {
+			return nil, err
+		}
+	} else {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		done := make(chan error, 1)
+		go func() {
+			var err error
+			out, err = pageCounts(ctx, db, q)
+			done <- err
+		}()
+		rows, err = pageRows(ctx, db, q)
+		if err != nil {
+			cancel()
+		}
+		if cerr := <-done; err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	for _, l := range rows {
+		out.Monitors = append(out.Monitors, l.m)
+		out.Versions = append(out.Versions, l.version)
+		out.Matched = out.Total
+		if l.matched != nil {
+			out.Matched = *l.matched
+		}
+	}
+	if len(rows) == 0 {
+		if out.Matched, err = One(ctx, db, func(r Row) (n int, err error) { return n, r.Scan(&n) }, q.Matched, q.MatchedArgs...); err != nil {
+			return nil, fmt.Errorf("count matching monitors: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// pageCounts runs the Counts (and Tags) statements of q: a page with
+// Total, Counts, Tags and LateAt.
+func pageCounts(ctx context.Context, db DB, q *PageSQL) (*monitors.MonitorPage, error) {
 	out := &monitors.MonitorPage{Counts: make(map[monitors.Status]int)}
 	type count struct {
 		st     monitors.Status
@@ -514,23 +573,6 @@ func ListPage(ctx context.Context, db DB, q *PageSQL) (*monitors.MonitorPage, er
 	// collation.
 	slices.Sort(out.Tags)
 	out.Tags = slices.Compact(out.Tags)
-	rows, err := pageRows(ctx, db, q)
-	if err != nil {
-		return nil, err
-	}
-	for _, l := range rows {
-		out.Monitors = append(out.Monitors, l.m)
-		out.Versions = append(out.Versions, l.version)
-		out.Matched = out.Total
-		if l.matched != nil {
-			out.Matched = *l.matched
-		}
-	}
-	if len(rows) == 0 {
-		if out.Matched, err = One(ctx, db, func(r Row) (n int, err error) { return n, r.Scan(&n) }, q.Matched, q.MatchedArgs...); err != nil {
-			return nil, fmt.Errorf("count matching monitors: %w", err)
-		}
-	}
 	return out, nil
 }
 
