@@ -60,8 +60,9 @@ type Config struct {
 	// request that carries it, as it arrives.
 	BatchSize int
 	// BatchWindow is how long a batch waits for more pings after its first
-	// one when fewer than BatchSize are queued; 0 takes what is queued
-	// without waiting. Either way, pings that queue while a batch is being
+	// one when fewer than BatchSize are queued, at most: it stops waiting
+	// once no ping has arrived for a sixteenth of the window. 0 takes what
+	// is queued without waiting. Either way, pings that queue while a batch is being
 	// written go into the next one.
 	BatchWindow time.Duration
 	// Writers is how many batches may be in flight at once. Pings are

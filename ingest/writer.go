@@ -208,15 +208,31 @@ func (w *writer) take(q chan *request, batch []*request) []*request {
 	return batch
 }
 
-// wait adds to batch what arrives within the window, up to a full batch.
+// quietShare is the share of the window after which a batch stops
+// waiting when no ping arrived meanwhile (125 µs of the default 2 ms): see
+// wait.
+const quietShare = 16
+
+// wait adds to batch what arrives within the window, up to a full batch,
+// and stops early once no ping has arrived for a sixteenth of the window.
+// Under load, the pings of a batch's clients come back as a burst once the
+// batch before is answered; waiting out the rest of the window after the
+// burst has ended only keeps them all waiting, and the writer idle. A
+// steady stream of pings, each within a sixteenth of the window of the one
+// before, still fills the whole window.
 func (w *writer) wait(q chan *request, batch []*request) []*request {
-	t := time.NewTimer(w.window)
-	defer t.Stop()
+	window := time.NewTimer(w.window)
+	defer window.Stop()
+	quiet := time.NewTimer(w.window / quietShare)
+	defer quiet.Stop()
 	for len(batch) < w.size {
 		select {
 		case r := <-q:
 			batch = append(batch, r)
-		case <-t.C:
+			quiet.Reset(w.window / quietShare)
+		case <-quiet.C:
+			return batch
+		case <-window.C:
 			return batch
 		}
 	}
