@@ -468,9 +468,9 @@ func (st *statements) close() error {
 // statements while n is at most bulkMaxRows (see chunks), so that few
 // statements per kind are prepared, all at open (the writer has one
 // connection, busy inside a transaction), and any n takes few trips
-// through the driver: each run of a statement costs the same 8 to 20 µs of
-// the writer's CPU whatever its rows (its binding, its statement journal,
-// its reset), where a ping's rows cost about 50 µs in all.
+// through the driver: each run of a statement costs the writer the same
+// CPU whatever its rows, its binding, statement journal and reset (about
+// 7 to 30 µs: docs/benchmarks.md, Ingest, seventh round on SQLite).
 type bulk struct {
 	byRows map[int]*sql.Stmt
 }
