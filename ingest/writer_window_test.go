@@ -34,15 +34,15 @@ func (s *clockStore) PingRecordBatch(_ context.Context, p *monitors.PingRecordBa
 }
 
 // runClockWriter runs a writer over a clockStore in the bubble, with a
-// window of 2 ms, queues one ping at each of the offsets (each from its own
+// window of 2 ms (and a quiet cut, if asked), queues one ping at each of the offsets (each from its own
 // goroutine, as requests do), waits for their answers, and returns the
 // batches written.
-func runClockWriter(t *testing.T, offsets ...time.Duration) []clockBatch {
+func runClockWriter(t *testing.T, quietCut bool, offsets ...time.Duration) []clockBatch {
 	t.Helper()
 	s := &clockStore{start: time.Now()}
 	met, err := newMetrics(prometheus.NewRegistry(), func() float64 { return 0 }, func() float64 { return 0 })
 	require.NoError(t, err)
-	w := newWriter(Config{Store: s, BatchWindow: 2 * time.Millisecond}.withDefaults(), met)
+	w := newWriter(Config{Store: s, BatchWindow: 2 * time.Millisecond, QuietCut: quietCut}.withDefaults(), met)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -67,25 +67,26 @@ func runClockWriter(t *testing.T, offsets ...time.Duration) []clockBatch {
 	return s.batches
 }
 
-// TestWriterCutsABatchWhenPingsStop: a batch whose pings stopped coming is
-// written a sixteenth of the window (125 µs) after the last of them, not
-// at the end of the window: under load, a batch's clients come back as a burst, and waiting
-// out the window after it only keeps them waiting.
+// TestWriterCutsABatchWhenPingsStop: with a quiet cut, a batch whose pings
+// stopped coming is written a sixteenth of the window (125 µs) after the
+// last of them, not at the end of the window: under load, a batch's
+// clients come back as a burst, and waiting out the window after it only
+// keeps them waiting.
 func TestWriterCutsABatchWhenPingsStop(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		got := runClockWriter(t, 0)
+		got := runClockWriter(t, true, 0)
 		require.Equal(t, []clockBatch{{At: 125 * time.Microsecond, Pings: 1}}, got, "one ping alone: a sixteenth of the window")
 	})
 	synctest.Test(t, func(t *testing.T) {
-		got := runClockWriter(t, 0, 50*time.Microsecond, 150*time.Microsecond, 250*time.Microsecond)
+		got := runClockWriter(t, true, 0, 50*time.Microsecond, 150*time.Microsecond, 250*time.Microsecond)
 		require.Equal(t, []clockBatch{{At: 375 * time.Microsecond, Pings: 4}}, got, "a burst: a sixteenth of the window after its last ping")
 	})
 }
 
-// TestWriterWaitsOutTheWindowForASteadyStream: pings that keep coming,
-// each within a sixteenth of the window of the one before, fill the whole window,
-// and the batch after it starts with the next ping.
+// TestWriterWaitsOutTheWindowForASteadyStream: with a quiet cut, pings that
+// keep coming, each within a sixteenth of the window of the one before,
+// fill the whole window, and the batch after it starts with the next ping.
 func TestWriterWaitsOutTheWindowForASteadyStream(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
@@ -93,10 +94,20 @@ func TestWriterWaitsOutTheWindowForASteadyStream(t *testing.T) {
 		for i := range 26 {
 			offsets = append(offsets, time.Duration(i)*90*time.Microsecond) // 0 to 2.25 ms
 		}
-		got := runClockWriter(t, offsets...)
+		got := runClockWriter(t, true, offsets...)
 		require.Equal(t, []clockBatch{
 			{At: 2 * time.Millisecond, Pings: 23},                        // 0 to 1.98 ms, cut by the window
 			{At: 2250*time.Microsecond + 125*time.Microsecond, Pings: 3}, // 2.07 to 2.25 ms, then quiet
 		}, got)
+	})
+}
+
+// TestWriterWaitsOutTheWindowWithoutQuietCut: without a quiet cut (the
+// server's choice on PostgreSQL), a batch waits out its whole window.
+func TestWriterWaitsOutTheWindowWithoutQuietCut(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		got := runClockWriter(t, false, 0, 50*time.Microsecond)
+		require.Equal(t, []clockBatch{{At: 2 * time.Millisecond, Pings: 2}}, got)
 	})
 }
