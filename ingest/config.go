@@ -64,6 +64,13 @@ type Config struct {
 	// without waiting. Either way, pings that queue while a batch is being
 	// written go into the next one.
 	BatchWindow time.Duration
+	// QuietCut stops a batch's wait early, once no ping has arrived for a
+	// sixteenth of BatchWindow. The server turns it on for SQLite, where a
+	// batch's fixed cost is small (a commit appends to the WAL, with no
+	// fsync to share), and leaves it off on PostgreSQL, where the smaller
+	// batches cost more CPU per ping than the shorter wait gains
+	// (docs/benchmarks.md, Ingest, seventh round on SQLite).
+	QuietCut bool
 	// Writers is how many batches may be in flight at once. Pings are
 	// spread over the writers by monitor key, so the pings of one key
 	// always go through the same writer, in arrival order.

@@ -30,8 +30,12 @@
 // batches and writes each batch with one Store.PingRecordBatch call: one
 // transaction, in which each ping goes through the state machine in order.
 // A batch is cut at Config.BatchSize pings, or Config.BatchWindow after its
-// first ping, whichever comes first; pings that arrive while a batch is
-// being written go into the next one. The cost of a commit (an fsync on
+// first ping, whichever comes first, and with Config.QuietCut (the
+// server's choice on SQLite) once no ping has arrived for a sixteenth of
+// the window; pings that arrive while a batch is being written go into
+// the next one. (Under load, a batch's clients come back as a burst once
+// the batch before is answered: waiting out the window after the burst
+// has ended keeps them waiting and the writer idle.) The cost of a commit (an fsync on
 // PostgreSQL, a WAL append on SQLite) is then shared by every ping of the
 // batch, and throughput is bounded by how fast the database writes batches.
 //

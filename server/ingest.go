@@ -22,6 +22,7 @@ const postgresIngestWriters = 1
 func (s *Server) mountIngest(e *echo.Echo) {
 	c := s.cfg.Ingest
 	c.Store, c.Writers, c.NowFunc = s.store, s.cfg.ingestWriters(), s.cfg.NowFunc
+	c.QuietCut = s.cfg.ingestQuietCut()
 	c.Registerer, c.Logger = s.Registry, s.logger.With("part", "ingest")
 	s.ingest = ingest.New(c)
 	s.ingest.Mount(e)
@@ -37,6 +38,14 @@ func (c *Config) ingestWriters() int {
 	}
 	return 1
 }
+
+// ingestQuietCut reports whether a batch's wait is cut once its pings stop
+// coming (ingest.Config.QuietCut): on SQLite only. There a batch's fixed
+// cost is small and the shorter wait raised the rate by a tenth; on
+// PostgreSQL, whose commit's fsync is the fixed cost, the smaller batches
+// cost more CPU per ping (docs/benchmarks.md, Ingest, seventh round on
+// SQLite).
+func (c *Config) ingestQuietCut() bool { return !IsPostgresURL(c.DatabaseURL) }
 
 func (s *Server) ingestServices() []func(context.Context) {
 	return []func(context.Context){s.ingest.Run}

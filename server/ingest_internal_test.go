@@ -18,3 +18,14 @@ func TestIngestWriters(t *testing.T) {
 		require.Equal(t, 3, c.ingestWriters(), url)
 	}
 }
+
+// TestIngestQuietCut checks that a batch's wait is cut when its pings stop
+// coming on SQLite, and not on PostgreSQL, where smaller batches cost more.
+func TestIngestQuietCut(t *testing.T) {
+	t.Parallel()
+	for url, want := range map[string]bool{"postgres://u@host/db": false, "postgresql://u@host/db": false,
+		"/var/lib/vigil/vigil.db": true, "": true} {
+		c := &Config{DatabaseURL: url}
+		require.Equal(t, want, c.ingestQuietCut(), url)
+	}
+}

@@ -48,3 +48,9 @@ const RowVersionCols = rowVersionCols
 
 // QRunPruned counts one pruning of a monitor's runs.
 const QRunPruned = qRunPruned
+
+// Chunks splits n rows into the statement sizes of a bulk statement.
+func Chunks(n int) []int { return chunks(n) }
+
+// BulkSizes are the row counts a bulk statement is prepared for.
+func BulkSizes() []int { return bulkSizes() }

@@ -31,7 +31,7 @@ import (
 func BenchmarkIngestBatch(b *testing.B) {
 	const monitorsN = 2000
 	for _, order := range []string{"seq", "random"} {
-		for _, size := range []int{32, 8} {
+		for _, size := range []int{32, 8, 13, 53} {
 			for _, frames := range []bool{false, true} {
 				name := "order=" + order
 				if size != 32 {

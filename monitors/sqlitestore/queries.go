@@ -464,21 +464,42 @@ func (st *statements) close() error {
 	return errors.Join(errs...)
 }
 
-// bulk is a multi-row statement. A batch of n rows runs as chunks of
-// powers of two rows, at most bulkMaxRows each, so that few statements per
-// kind are prepared, all at open (the writer has one connection, busy
-// inside a transaction), and any n takes few trips through the driver.
+// bulk is a multi-row statement. A batch of n rows runs as at most two
+// statements while n is at most bulkMaxRows (see chunks), so that few
+// statements per kind are prepared, all at open (the writer has one
+// connection, busy inside a transaction), and any n takes few trips
+// through the driver: each run of a statement costs the writer the same
+// CPU whatever its rows, its binding, statement journal and reset (about
+// 7 to 30 µs: docs/benchmarks.md, Ingest, seventh round on SQLite).
 type bulk struct {
 	byRows map[int]*sql.Stmt
 }
 
-// bulkMaxRows bounds the rows of one statement (SQLite allows 32766
-// parameters).
-const bulkMaxRows = 64
+const (
+	// bulkMaxRows bounds the rows of one statement (SQLite allows 32766
+	// parameters).
+	bulkMaxRows = 64
+	// bulkStep is the size under which every row count has a statement of
+	// its own; above it, the multiples of bulkStep up to bulkMaxRows.
+	bulkStep = 16
+)
+
+// bulkSizes are the row counts a bulk statement is prepared for: 1 to
+// bulkStep, then every multiple of bulkStep up to bulkMaxRows.
+func bulkSizes() []int {
+	var out []int
+	for n := 1; n <= bulkStep; n++ {
+		out = append(out, n)
+	}
+	for n := 2 * bulkStep; n <= bulkMaxRows; n += bulkStep {
+		out = append(out, n)
+	}
+	return out
+}
 
 func newBulk(ctx context.Context, db *sql.DB, query, row string) (*bulk, error) {
 	b := &bulk{byRows: make(map[int]*sql.Stmt)}
-	for rows := 1; rows <= bulkMaxRows; rows *= 2 {
+	for _, rows := range bulkSizes() {
 		q := fmt.Sprintf(query, strings.TrimSuffix(strings.Repeat(row+", ", rows), ", "))
 		s, err := db.PrepareContext(ctx, q)
 		if err != nil {
@@ -489,13 +510,16 @@ func newBulk(ctx context.Context, db *sql.DB, query, row string) (*bulk, error) 
 	return b, nil
 }
 
-// chunks splits n rows into statement sizes: powers of two, largest first.
+// chunks splits n rows into statement sizes, largest first: as many full
+// statements of bulkMaxRows as fit, then the largest multiple of bulkStep
+// below what is left, then the rest, so that n up to bulkMaxRows takes at
+// most two statements (where powers of two took up to seven).
 func chunks(n int) []int {
 	var out []int
 	for n > 0 {
-		c := bulkMaxRows
-		for c > n {
-			c /= 2
+		c := min(n, bulkMaxRows)
+		if c > bulkStep {
+			c -= c % bulkStep
 		}
 		out = append(out, c)
 		n -= c

@@ -1,0 +1,113 @@
+package ingest
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/stretchr/testify/require"
+
+	"github.com/vigilhq/vigil/monitors"
+)
+
+// clockStore records, on the bubble's clock, when each batch is written
+// and how many pings it holds, and stores nothing.
+type clockStore struct {
+	start   time.Time
+	mu      sync.Mutex
+	batches []clockBatch
+}
+
+type clockBatch struct {
+	At    time.Duration // since start
+	Pings int
+}
+
+func (s *clockStore) PingRecordBatch(_ context.Context, p *monitors.PingRecordBatchParams) ([]monitors.PingRecordResult, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.batches = append(s.batches, clockBatch{At: time.Since(s.start), Pings: len(p.Pings)})
+	return make([]monitors.PingRecordResult, len(p.Pings)), nil
+}
+
+// runClockWriter runs a writer over a clockStore in the bubble, with a
+// window of 2 ms (and a quiet cut, if asked), queues one ping at each of the offsets (each from its own
+// goroutine, as requests do), waits for their answers, and returns the
+// batches written.
+func runClockWriter(t *testing.T, quietCut bool, offsets ...time.Duration) []clockBatch {
+	t.Helper()
+	s := &clockStore{start: time.Now()}
+	met, err := newMetrics(prometheus.NewRegistry(), func() float64 { return 0 }, func() float64 { return 0 })
+	require.NoError(t, err)
+	w := newWriter(Config{Store: s, BatchWindow: 2 * time.Millisecond, QuietCut: quietCut}.withDefaults(), met)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		w.run(ctx)
+	}()
+	var wg sync.WaitGroup
+	for _, off := range offsets {
+		wg.Go(func() {
+			time.Sleep(off) // the bubble's clock: no real waiting
+			// A request of its own, not one of the pool's: a channel made
+			// in another bubble cannot be used in this one.
+			r := &request{p: &monitors.PingRecordParams{PingKey: "key"}, done: make(chan struct{}, 1)}
+			w.queues[0] <- r
+			<-r.done
+			require.NoError(t, r.err)
+		})
+	}
+	wg.Wait()
+	cancel()
+	<-done
+	return s.batches
+}
+
+// TestWriterCutsABatchWhenPingsStop: with a quiet cut, a batch whose pings
+// stopped coming is written a sixteenth of the window (125 µs) after the
+// last of them, not at the end of the window: under load, a batch's
+// clients come back as a burst, and waiting out the window after it only
+// keeps them waiting.
+func TestWriterCutsABatchWhenPingsStop(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		got := runClockWriter(t, true, 0)
+		require.Equal(t, []clockBatch{{At: 125 * time.Microsecond, Pings: 1}}, got, "one ping alone: a sixteenth of the window")
+	})
+	synctest.Test(t, func(t *testing.T) {
+		got := runClockWriter(t, true, 0, 50*time.Microsecond, 150*time.Microsecond, 250*time.Microsecond)
+		require.Equal(t, []clockBatch{{At: 375 * time.Microsecond, Pings: 4}}, got, "a burst: a sixteenth of the window after its last ping")
+	})
+}
+
+// TestWriterWaitsOutTheWindowForASteadyStream: with a quiet cut, pings that
+// keep coming, each within a sixteenth of the window of the one before,
+// fill the whole window, and the batch after it starts with the next ping.
+func TestWriterWaitsOutTheWindowForASteadyStream(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		var offsets []time.Duration
+		for i := range 26 {
+			offsets = append(offsets, time.Duration(i)*90*time.Microsecond) // 0 to 2.25 ms
+		}
+		got := runClockWriter(t, true, offsets...)
+		require.Equal(t, []clockBatch{
+			{At: 2 * time.Millisecond, Pings: 23},                        // 0 to 1.98 ms, cut by the window
+			{At: 2250*time.Microsecond + 125*time.Microsecond, Pings: 3}, // 2.07 to 2.25 ms, then quiet
+		}, got)
+	})
+}
+
+// TestWriterWaitsOutTheWindowWithoutQuietCut: without a quiet cut (the
+// server's choice on PostgreSQL), a batch waits out its whole window.
+func TestWriterWaitsOutTheWindowWithoutQuietCut(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		got := runClockWriter(t, false, 0, 50*time.Microsecond)
+		require.Equal(t, []clockBatch{{At: 2 * time.Millisecond, Pings: 2}}, got)
+	})
+}
