@@ -227,25 +227,21 @@ const quietShare = 16
 func (w *writer) wait(q chan *request, batch []*request) []*request {
 	window := time.NewTimer(w.window)
 	defer window.Stop()
-	if w.quiet == 0 {
-		for len(batch) < w.size {
-			select {
-			case r := <-q:
-				batch = append(batch, r)
-			case <-window.C:
-				return batch
-			}
-		}
-		return batch
+	var quiet *time.Timer
+	var quietC <-chan time.Time // nil without a quiet cut: never ready
+	if w.quiet > 0 {
+		quiet = time.NewTimer(w.quiet)
+		defer quiet.Stop()
+		quietC = quiet.C
 	}
-	quiet := time.NewTimer(w.quiet)
-	defer quiet.Stop()
 	for len(batch) < w.size {
 		select {
 		case r := <-q:
 			batch = append(batch, r)
-			quiet.Reset(w.quiet)
-		case <-quiet.C:
+			if quiet != nil {
+				quiet.Reset(w.quiet)
+			}
+		case <-quietC:
 			return batch
 		case <-window.C:
 			return batch
