@@ -3,7 +3,10 @@ package sqlitestore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"sync"
 	"time"
 )
@@ -31,8 +34,23 @@ import (
 // writers wait too, so it waits at most restartWaitMS (the checkpoint
 // connection's busy timeout) and otherwise gives up, to try again on the
 // next tick: a ping waits a few milliseconds at worst, and only when the
-// WAL has grown past restartFrames. journal_size_limit then cuts the file
-// back to walSizeLimit.
+// WAL has grown past restartFrames.
+//
+// A WAL that starts over keeps its file, and the writer overwrites it from
+// its beginning: no commit cuts the file (the writer's journal_size_limit
+// is -1). Cutting it on the first commit after each restart, as
+// journal_size_limit does, made that commit truncate the file and the
+// commits after it grow it back, every second under sustained ingest
+// (a second of writes is more than 64 MiB of WAL at 5,000 pings a
+// second): at half the maximum ingest rate the p99 of a ping was 12 to
+// 27 ms with the cut and 9 to 18 ms without it (docs/benchmarks.md,
+// Ingest, eighth round on SQLite). The checkpointer cuts the file instead,
+// once writes have slowed down: when the file is larger than walSizeLimit
+// and the frames in the WAL fill less than a quarter of it, it runs a
+// TRUNCATE checkpoint (a RESTART one that also truncates the file to
+// nothing), which waits for readers as a RESTART does. So the file keeps
+// about the size of the busiest interval's writes while they last, and no
+// more than four times what an interval writes, or walSizeLimit, after.
 //
 // A RESTART checkpoint also copies, and syncs into the database file, the
 // frames written while the PASSIVE one before it ran (a PASSIVE checkpoint
@@ -53,9 +71,13 @@ const (
 	// the ingest rates of docs/benchmarks.md a second of writes is 10 to
 	// 20 MiB of WAL.
 	CheckpointIntervalDefault = time.Second
-	// walSizeLimit is the journal_size_limit: the size the WAL file is
-	// cut back to when it starts over.
+	// walSizeLimit is the size of WAL file that is never cut: past it,
+	// the checkpointer truncates a file that the WAL fills less than a
+	// quarter of.
 	walSizeLimit = 64 << 20
+	// walFrameHeader is the header of each frame of the WAL, before its
+	// page.
+	walFrameHeader = 24
 	// restartFramesDefault is the WAL size, in pages, past which a
 	// checkpoint makes the WAL start over: 16 MiB at 4 KiB pages.
 	restartFramesDefault = 4096
@@ -78,11 +100,17 @@ type checkpointer struct {
 	// restartFrames is the WAL size, in frames, past which a checkpoint
 	// waits for readers so that the WAL starts over.
 	restartFrames int
+	// walPath is the WAL file; past sizeLimit bytes, a checkpoint that
+	// finds the WAL filling less than a quarter of it truncates it.
+	// frameSize is the bytes of one frame (the page and its header).
+	walPath              string
+	sizeLimit, frameSize int64
 }
 
-// openCheckpointer opens the checkpoint connection on dsn and, when
-// interval is positive, starts checkpointing every interval.
-func openCheckpointer(ctx context.Context, dsn string, interval time.Duration, s *Store) (*checkpointer, error) {
+// openCheckpointer opens the checkpoint connection on dsn, whose WAL file
+// is walPath, and, when interval is positive, starts checkpointing every
+// interval.
+func openCheckpointer(ctx context.Context, dsn, walPath string, interval time.Duration, s *Store) (*checkpointer, error) {
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open checkpoint connection: %w", err)
@@ -91,12 +119,14 @@ func openCheckpointer(ctx context.Context, dsn string, interval time.Duration, s
 	db.SetMaxIdleConns(1)
 	db.SetConnMaxLifetime(0)
 	db.SetConnMaxIdleTime(0)
-	if err := db.PingContext(ctx); err != nil {
+	var pageSize int64
+	if err := db.QueryRowContext(ctx, `PRAGMA page_size`).Scan(&pageSize); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("open checkpoint connection: %w", err)
+		return nil, fmt.Errorf("open checkpoint connection: page size: %w", err)
 	}
 	loopCtx, stop := context.WithCancel(context.Background())
-	c := &checkpointer{db: db, stop: stop, restartFrames: restartFramesDefault}
+	c := &checkpointer{db: db, stop: stop, restartFrames: restartFramesDefault,
+		walPath: walPath, sizeLimit: walSizeLimit, frameSize: pageSize + walFrameHeader}
 	if interval > 0 {
 		c.done.Go(func() {
 			t := time.NewTicker(interval)
@@ -121,7 +151,8 @@ type checkpointResult struct {
 	Busy         bool // the checkpoint could not finish (a reader or writer held it up)
 	Frames       int  // frames in the WAL
 	Checkpointed int  // frames copied into the database file, now or before
-	Restarted    bool // a RESTART checkpoint ran after the PASSIVE ones
+	Restarted    bool // a RESTART or TRUNCATE checkpoint ran after the PASSIVE ones
+	Truncated    bool // it was a TRUNCATE one: the WAL file was cut
 	// Passive is how many PASSIVE checkpoints ran, and Copied the frames
 	// the last of them copied (about what was written while the one before
 	// it ran, and so about what the RESTART one has left to copy).
@@ -129,7 +160,9 @@ type checkpointResult struct {
 }
 
 // checkpoint runs one PASSIVE checkpoint and, when the WAL holds more than
-// restartFrames, more PASSIVE ones to catch up and a RESTART one.
+// restartFrames, more PASSIVE ones to catch up and a RESTART one; or a
+// TRUNCATE one instead when the WAL file is past sizeLimit and the WAL
+// fills less than a quarter of it.
 func (c *checkpointer) checkpoint(ctx context.Context) (checkpointResult, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -147,12 +180,36 @@ func (c *checkpointer) checkpoint(ctx context.Context) (checkpointResult, error)
 		}
 	}
 	r.Passive, r.Copied = passive, copied
-	if err != nil || r.Frames <= c.restartFrames {
+	if err != nil {
 		return r, err
 	}
-	r, err = c.run(ctx, "RESTART")
-	r.Restarted, r.Passive, r.Copied = true, passive, copied
+	cut, err := c.oversized(r.Frames)
+	if err != nil {
+		return r, err
+	}
+	mode := "RESTART"
+	switch {
+	case cut:
+		mode = "TRUNCATE"
+	case r.Frames <= c.restartFrames:
+		return r, nil
+	}
+	r, err = c.run(ctx, mode)
+	r.Restarted, r.Truncated, r.Passive, r.Copied = true, cut && err == nil && !r.Busy, passive, copied
 	return r, err
+}
+
+// oversized reports whether the WAL file is past sizeLimit and frames fill
+// less than a quarter of it.
+func (c *checkpointer) oversized(frames int) (bool, error) {
+	fi, err := os.Stat(c.walPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("size of the WAL file: %w", err)
+	}
+	return fi.Size() > c.sizeLimit && int64(frames)*c.frameSize < fi.Size()/4, nil
 }
 
 func (c *checkpointer) run(ctx context.Context, mode string) (checkpointResult, error) {

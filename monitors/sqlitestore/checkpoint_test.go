@@ -181,3 +181,87 @@ func TestCheckpointCatchesUpBeforeRestart(t *testing.T) {
 	require.NoError(t, err)
 	require.Less(t, frames, sqlitestore.CatchUpFrames*4, "the WAL started over: one batch in it")
 }
+
+// TestWALFileKeptUntilWritesSlowDown: no commit cuts the WAL file, so a WAL
+// that starts over is written over its old file instead of cut and grown
+// back; a checkpoint cuts the file once it is past the size limit and the
+// WAL fills less than a quarter of it.
+func TestWALFileKeptUntilWritesSlowDown(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	s, err := sqlitestore.Open(ctx, testdb.SQLitePath(t), sqlitestore.Options{Logger: testdb.Logger(t), CheckpointInterval: -1})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, s.Close()) })
+
+	var limit int64
+	require.NoError(t, sqlitestore.Writer(s).QueryRowContext(ctx, "PRAGMA journal_size_limit").Scan(&limit))
+	require.EqualValues(t, -1, limit, "the writer's commits never cut the WAL file")
+
+	prj := storetest.MustProject(t, s)
+	const n = 300
+	var create []*monitors.PingRecordParams
+	for i := range n {
+		slug := fmt.Sprintf("job-%03d", i)
+		create = append(create, &monitors.PingRecordParams{ProjectPingKey: prj.PingKey, Slug: slug, Create: true,
+			NewMonitor: storetest.NewMonitor("", slug, nil), Ping: monitors.Ping{Kind: monitors.PingSuccess, At: storetest.T0}})
+	}
+	storetest.MustRecord(t, s, create...)
+	at := storetest.T0
+	batch := func(pings int) {
+		at = at.Add(time.Minute)
+		ps := make([]*monitors.PingRecordParams, pings)
+		for i := range ps {
+			ps[i] = &monitors.PingRecordParams{ProjectPingKey: prj.PingKey, Slug: fmt.Sprintf("job-%03d", i),
+				Ping: monitors.Ping{Kind: monitors.PingSuccess, At: at}}
+		}
+		storetest.MustRecord(t, s, ps...)
+	}
+	walSize := func() int64 {
+		fi, err := os.Stat(sqlitestore.Path(s) + "-wal")
+		require.NoError(t, err)
+		return fi.Size()
+	}
+
+	for range 6 {
+		batch(n)
+	}
+	busy := walSize()
+	sqlitestore.SetWALSizeLimit(s, busy/2)
+
+	// The WAL fills its whole file: the checkpoint copies it and keeps the
+	// file.
+	r, err := sqlitestore.RunCheckpoint(s)
+	require.NoError(t, err)
+	require.False(t, r.Truncated)
+	require.Equal(t, r.Frames, r.Checkpointed, "every frame copied")
+	require.Equal(t, busy, walSize())
+
+	// The next commit starts the WAL over at the beginning of its file, and
+	// keeps the file.
+	batch(1)
+	require.Equal(t, busy, walSize(), "a commit that starts the WAL over does not cut its file")
+
+	// Writes have slowed down: the WAL fills less than a quarter of a file
+	// past the limit, so the checkpoint cuts the file.
+	r, err = sqlitestore.RunCheckpoint(s)
+	require.NoError(t, err)
+	require.True(t, r.Restarted)
+	require.True(t, r.Truncated)
+	require.Zero(t, walSize())
+
+	// Writes go on in the cut file, and a file below the limit is kept
+	// however little of it the WAL fills.
+	for range 2 {
+		batch(n)
+	}
+	grown := walSize()
+	require.Positive(t, grown)
+	sqlitestore.SetWALSizeLimit(s, grown)
+	_, err = sqlitestore.RunCheckpoint(s)
+	require.NoError(t, err)
+	batch(1)
+	r, err = sqlitestore.RunCheckpoint(s)
+	require.NoError(t, err)
+	require.False(t, r.Truncated)
+	require.Equal(t, grown, walSize())
+}

@@ -33,6 +33,18 @@ func CheckpointRounds(s *Store) (passive, copied int, restarted, busy bool, err 
 	return r.Passive, r.Copied, r.Restarted, r.Busy, err
 }
 
+// CheckpointResult is what one checkpoint did.
+type CheckpointResult = checkpointResult
+
+// RunCheckpoint runs one checkpoint as the store's timer does.
+func RunCheckpoint(s *Store) (CheckpointResult, error) {
+	return s.ckpt.checkpoint(context.Background())
+}
+
+// SetWALSizeLimit sets the WAL file size past which a checkpoint cuts a
+// file that the WAL fills less than a quarter of.
+func SetWALSizeLimit(s *Store, n int64) { s.ckpt.sizeLimit = n }
+
 // SetRestartFrames sets the WAL size, in frames, past which a checkpoint
 // makes the WAL start over.
 func SetRestartFrames(s *Store, n int) { s.ckpt.restartFrames = n }

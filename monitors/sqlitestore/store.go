@@ -114,11 +114,12 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	wq.Add("_pragma", "synchronous(NORMAL)")
 	// A 64 MiB page cache keeps the monitors and the recent history in
 	// memory; no commit checkpoints (the checkpointer does, from its own
-	// connection: checkpoint.go); and the statement journals of multi-row
-	// statements stay in memory instead of a temporary file.
+	// connection: checkpoint.go), nor cuts the WAL file (the checkpointer
+	// does that too, when writes slow down); and the statement journals of
+	// multi-row statements stay in memory instead of a temporary file.
 	wq.Add("_pragma", "cache_size(-65536)")
 	wq.Add("_pragma", "wal_autocheckpoint(0)")
-	wq.Add("_pragma", fmt.Sprintf("journal_size_limit(%d)", walSizeLimit))
+	wq.Add("_pragma", "journal_size_limit(-1)")
 	wq.Add("_pragma", "temp_store(MEMORY)")
 	wq.Set("_txlock", "immediate")
 	w, err := sql.Open("sqlite", file+"?"+wq.Encode())
@@ -177,8 +178,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	cq := url.Values{}
 	cq.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", restartWaitMS))
 	cq.Add("_pragma", "wal_autocheckpoint(0)")
-	cq.Add("_pragma", fmt.Sprintf("journal_size_limit(%d)", walSizeLimit))
-	ckpt, err := openCheckpointer(ctx, file+"?"+cq.Encode(), interval, s)
+	ckpt, err := openCheckpointer(ctx, file+"?"+cq.Encode(), path+"-wal", interval, s)
 	if err != nil {
 		stmts.close()
 		r.Close()
