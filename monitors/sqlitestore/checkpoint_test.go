@@ -24,34 +24,8 @@ import (
 func TestWALBoundedUnderSustainedWrites(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	s, err := sqlitestore.Open(ctx, testdb.SQLitePath(t), sqlitestore.Options{Logger: testdb.Logger(t), CheckpointInterval: -1})
-	require.NoError(t, err)
-	t.Cleanup(func() { require.NoError(t, s.Close()) })
-	prj := storetest.MustProject(t, s)
-	const n = 300
-	var create []*monitors.PingRecordParams
-	for i := range n {
-		slug := fmt.Sprintf("job-%03d", i)
-		create = append(create, &monitors.PingRecordParams{ProjectPingKey: prj.PingKey, Slug: slug, Create: true,
-			NewMonitor: storetest.NewMonitor("", slug, nil), Ping: monitors.Ping{Kind: monitors.PingSuccess, At: storetest.T0}})
-	}
-	storetest.MustRecord(t, s, create...)
-
-	at := storetest.T0
-	batch := func() {
-		at = at.Add(time.Minute)
-		pings := make([]*monitors.PingRecordParams, n)
-		for i := range pings {
-			pings[i] = &monitors.PingRecordParams{ProjectPingKey: prj.PingKey, Slug: fmt.Sprintf("job-%03d", i),
-				Ping: monitors.Ping{Kind: monitors.PingSuccess, At: at, RemoteAddr: "127.0.0.1", UserAgent: "test"}}
-		}
-		storetest.MustRecord(t, s, pings...)
-	}
-	walSize := func() int64 {
-		fi, err := os.Stat(sqlitestore.Path(s) + "-wal")
-		require.NoError(t, err)
-		return fi.Size()
-	}
+	s, prj, pings, walSize := walStore(t)
+	batch := func() { pings(walMonitors) }
 
 	// Without checkpoints every batch adds to the WAL.
 	size := walSize()
@@ -189,39 +163,13 @@ func TestCheckpointCatchesUpBeforeRestart(t *testing.T) {
 func TestWALFileKeptUntilWritesSlowDown(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	s, err := sqlitestore.Open(ctx, testdb.SQLitePath(t), sqlitestore.Options{Logger: testdb.Logger(t), CheckpointInterval: -1})
-	require.NoError(t, err)
-	t.Cleanup(func() { require.NoError(t, s.Close()) })
+	s, _, batch, walSize := walStore(t)
 
 	var limit int64
 	require.NoError(t, sqlitestore.Writer(s).QueryRowContext(ctx, "PRAGMA journal_size_limit").Scan(&limit))
 	require.EqualValues(t, -1, limit, "the writer's commits never cut the WAL file")
 
-	prj := storetest.MustProject(t, s)
-	const n = 300
-	var create []*monitors.PingRecordParams
-	for i := range n {
-		slug := fmt.Sprintf("job-%03d", i)
-		create = append(create, &monitors.PingRecordParams{ProjectPingKey: prj.PingKey, Slug: slug, Create: true,
-			NewMonitor: storetest.NewMonitor("", slug, nil), Ping: monitors.Ping{Kind: monitors.PingSuccess, At: storetest.T0}})
-	}
-	storetest.MustRecord(t, s, create...)
-	at := storetest.T0
-	batch := func(pings int) {
-		at = at.Add(time.Minute)
-		ps := make([]*monitors.PingRecordParams, pings)
-		for i := range ps {
-			ps[i] = &monitors.PingRecordParams{ProjectPingKey: prj.PingKey, Slug: fmt.Sprintf("job-%03d", i),
-				Ping: monitors.Ping{Kind: monitors.PingSuccess, At: at}}
-		}
-		storetest.MustRecord(t, s, ps...)
-	}
-	walSize := func() int64 {
-		fi, err := os.Stat(sqlitestore.Path(s) + "-wal")
-		require.NoError(t, err)
-		return fi.Size()
-	}
-
+	const n = walMonitors
 	for range 6 {
 		batch(n)
 	}
@@ -264,4 +212,42 @@ func TestWALFileKeptUntilWritesSlowDown(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, r.Truncated)
 	require.Equal(t, grown, walSize())
+}
+
+// walMonitors is how many monitors walStore creates.
+const walMonitors = 300
+
+// walStore opens a store that never checkpoints on its own, with
+// walMonitors monitors in project prj. batch records one ping for each of
+// the first n monitors, a minute after the batch before; walSize is the
+// size of the WAL file.
+func walStore(t *testing.T) (s *sqlitestore.Store, prj *monitors.Project, batch func(n int), walSize func() int64) {
+	t.Helper()
+	s, err := sqlitestore.Open(t.Context(), testdb.SQLitePath(t), sqlitestore.Options{Logger: testdb.Logger(t), CheckpointInterval: -1})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, s.Close()) })
+	prj = storetest.MustProject(t, s)
+	var create []*monitors.PingRecordParams
+	for i := range walMonitors {
+		slug := fmt.Sprintf("job-%03d", i)
+		create = append(create, &monitors.PingRecordParams{ProjectPingKey: prj.PingKey, Slug: slug, Create: true,
+			NewMonitor: storetest.NewMonitor("", slug, nil), Ping: monitors.Ping{Kind: monitors.PingSuccess, At: storetest.T0}})
+	}
+	storetest.MustRecord(t, s, create...)
+	at := storetest.T0
+	batch = func(n int) {
+		at = at.Add(time.Minute)
+		pings := make([]*monitors.PingRecordParams, n)
+		for i := range pings {
+			pings[i] = &monitors.PingRecordParams{ProjectPingKey: prj.PingKey, Slug: fmt.Sprintf("job-%03d", i),
+				Ping: monitors.Ping{Kind: monitors.PingSuccess, At: at, RemoteAddr: "127.0.0.1", UserAgent: "test"}}
+		}
+		storetest.MustRecord(t, s, pings...)
+	}
+	walSize = func() int64 {
+		fi, err := os.Stat(sqlitestore.Path(s) + "-wal")
+		require.NoError(t, err)
+		return fi.Size()
+	}
+	return s, prj, batch, walSize
 }
