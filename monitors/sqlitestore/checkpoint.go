@@ -42,9 +42,9 @@ import (
 // journal_size_limit does, made that commit truncate the file and the
 // commits after it grow it back, every second under sustained ingest
 // (a second of writes is more than 64 MiB of WAL at 5,000 pings a
-// second): at half the maximum ingest rate the p99 of a ping was 12 to
-// 27 ms with the cut and 9 to 18 ms without it (docs/benchmarks.md,
-// Ingest, eighth round on SQLite). The checkpointer cuts the file instead,
+// second): in three interleaved pairs at half the maximum ingest rate,
+// the p99 of a ping was 21 to 27 ms with the cut and 10.5 to 17.6 ms
+// without it (docs/benchmarks.md, Ingest, eighth round on SQLite). The checkpointer cuts the file instead,
 // once writes have slowed down: when the file is larger than walSizeLimit
 // and the frames in the WAL fill less than a quarter of it, it runs a
 // TRUNCATE checkpoint (a RESTART one that also truncates the file to
@@ -67,13 +67,13 @@ import (
 // 42 ms, without the extra rounds).
 
 const (
-	// CheckpointIntervalDefault is how often the store checkpoints. At
-	// the ingest rates of docs/benchmarks.md a second of writes is 10 to
-	// 20 MiB of WAL.
+	// CheckpointIntervalDefault is how often the store checkpoints. Under
+	// sustained ingest a second of writes is 13 to 14 KB of WAL a ping:
+	// about 135 MB at 10,000 pings a second (docs/benchmarks.md).
 	CheckpointIntervalDefault = time.Second
-	// walSizeLimit is the size of WAL file that is never cut: past it,
-	// the checkpointer truncates a file that the WAL fills less than a
-	// quarter of.
+	// walSizeLimit is the size up to which the WAL file is never cut:
+	// past it, the checkpointer truncates a file that the WAL fills less
+	// than a quarter of.
 	walSizeLimit = 64 << 20
 	// walFrameHeader is the header of each frame of the WAL, before its
 	// page.
