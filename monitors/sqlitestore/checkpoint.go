@@ -44,9 +44,10 @@ import (
 // (a second of writes is more than 64 MiB of WAL at 5,000 pings a
 // second): in three interleaved pairs at half the maximum ingest rate,
 // the p99 of a ping was 21 to 27 ms with the cut and 10.5 to 17.6 ms
-// without it (docs/benchmarks.md, Ingest, eighth round on SQLite). The checkpointer cuts the file instead,
-// once writes have slowed down: when the file is larger than walSizeLimit
-// and the frames in the WAL fill less than a quarter of it, it runs a
+// without it (docs/benchmarks.md, Ingest, eighth round on SQLite). The
+// checkpointer cuts the file instead, once writes have slowed down: when
+// the file is larger than walSizeLimit and the frames in the WAL fill
+// less than a quarter of it, it runs a
 // TRUNCATE checkpoint (a RESTART one that also truncates the file to
 // nothing), which waits for readers as a RESTART does. So the file keeps
 // about the size of the busiest interval's writes while they last, and no
