@@ -59,10 +59,12 @@ type Config struct {
 	// commit off: each ping is written in its own transaction by the
 	// request that carries it, as it arrives.
 	BatchSize int
-	// BatchWindow is how long a batch waits for more pings after its first
-	// one when fewer than BatchSize are queued; 0 takes what is queued
-	// without waiting. Either way, pings that queue while a batch is being
-	// written go into the next one.
+	// BatchWindow is how long a batch that starts on an idle writer waits
+	// for more pings after its first one, when fewer than BatchSize are
+	// queued; 0 takes what is queued without waiting. Pings that queue
+	// while a batch is being written go into the next one, which is written
+	// as soon as that batch is done, without a window: they have waited
+	// for a write already.
 	BatchWindow time.Duration
 	// QuietCut stops a batch's wait early, once no ping has arrived for a
 	// sixteenth of BatchWindow. The server turns it on for SQLite, where a

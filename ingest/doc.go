@@ -29,15 +29,20 @@
 // The writer (writer.go) gathers the pings of concurrent requests into
 // batches and writes each batch with one Store.PingRecordBatch call: one
 // transaction, in which each ping goes through the state machine in order.
-// A batch is cut at Config.BatchSize pings, or Config.BatchWindow after its
-// first ping, whichever comes first, and with Config.QuietCut (the
-// server's choice on SQLite) once no ping has arrived for a sixteenth of
-// the window; pings that arrive while a batch is being written go into
-// the next one. (Under load, a batch's clients come back as a burst once
-// the batch before is answered: waiting out the window after the burst
-// has ended keeps them waiting and the writer idle.) The cost of a commit (an fsync on
-// PostgreSQL, a WAL append on SQLite) is then shared by every ping of the
-// batch, and throughput is bounded by how fast the database writes batches.
+// A ping that finds the writer idle starts a batch, which is cut at
+// Config.BatchSize pings, or Config.BatchWindow after its first ping,
+// whichever comes first, and with Config.QuietCut (the server's choice on
+// SQLite) once no ping has arrived for a sixteenth of the window. (Under
+// load, a batch's clients come back as a burst once the batch before is
+// answered: waiting out the window after the burst has ended keeps them
+// waiting and the writer idle.) Pings that arrive while a batch is being
+// written go into the next one, written as soon as that batch is done, with
+// no window: they have waited for a write already, and under load the
+// writer then writes one batch while the clients of the other are answered
+// and come back, instead of waiting for all of them in one. The cost of a
+// commit (an fsync on PostgreSQL, a WAL append on SQLite) is then shared by
+// every ping of the batch, and throughput is bounded by how fast the
+// database writes batches.
 //
 //	request ─┐                    ┌─ batch ─▶ PingRecordBatch (one tx) ─┐
 //	request ─┼─▶ queue (by key) ──┤                                     ├─▶ each request gets its result

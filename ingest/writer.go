@@ -61,8 +61,10 @@ func (r *request) complete(res monitors.PingRecordResult, err error) {
 // Pings are spread over the queues by key, and each queue is written by one
 // goroutine, one batch after another, so the pings of one key are written
 // in the order they were queued. While a batch is being written the next
-// one fills up; throughput is then bounded by how fast the database writes
-// batches, not by one commit per request.
+// one fills up, and it is written as soon as the one before is done; only
+// a ping that finds its writer idle waits the window for company.
+// Throughput is then bounded by how fast the database writes batches, not
+// by one commit per request.
 type writer struct {
 	store   Store
 	size    int
@@ -196,6 +198,16 @@ func (w *writer) loop(ctx context.Context, q chan *request) {
 			batch = w.wait(q, batch)
 		}
 		w.write(wctx, batch)
+		// The pings that queued while that batch was written have waited
+		// for a write already: they go at once, without a window, batch
+		// after batch until one finds the queue empty.
+		for {
+			batch = w.take(q, batch[:0])
+			if len(batch) == 0 {
+				break
+			}
+			w.write(wctx, batch)
+		}
 	}
 }
 

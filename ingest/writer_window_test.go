@@ -14,9 +14,11 @@ import (
 )
 
 // clockStore records, on the bubble's clock, when each batch is written
-// and how many pings it holds, and stores nothing.
+// and how many pings it holds, takes write to write it, and stores
+// nothing.
 type clockStore struct {
 	start   time.Time
+	write   time.Duration
 	mu      sync.Mutex
 	batches []clockBatch
 }
@@ -28,18 +30,20 @@ type clockBatch struct {
 
 func (s *clockStore) PingRecordBatch(_ context.Context, p *monitors.PingRecordBatchParams) ([]monitors.PingRecordResult, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.batches = append(s.batches, clockBatch{At: time.Since(s.start), Pings: len(p.Pings)})
+	s.mu.Unlock()
+	time.Sleep(s.write) // the bubble's clock
 	return make([]monitors.PingRecordResult, len(p.Pings)), nil
 }
 
 // runClockWriter runs a writer over a clockStore in the bubble, with a
-// window of 2 ms (and a quiet cut, if asked), queues one ping at each of
-// the offsets (each from its own goroutine, as requests do), waits for
-// their answers, and returns the batches written.
-func runClockWriter(t *testing.T, quietCut bool, offsets ...time.Duration) []clockBatch {
+// window of 2 ms (and a quiet cut, if asked) and a store that takes write
+// to write a batch, queues one ping at each of the offsets (each from its
+// own goroutine, as requests do), waits for their answers, and returns
+// the batches written.
+func runClockWriter(t *testing.T, quietCut bool, write time.Duration, offsets ...time.Duration) []clockBatch {
 	t.Helper()
-	s := &clockStore{start: time.Now()}
+	s := &clockStore{start: time.Now(), write: write}
 	met, err := newMetrics(prometheus.NewRegistry(), func() float64 { return 0 }, func() float64 { return 0 })
 	require.NoError(t, err)
 	w := newWriter(Config{Store: s, BatchWindow: 2 * time.Millisecond, QuietCut: quietCut}.withDefaults(), met)
@@ -77,11 +81,11 @@ func runClockWriter(t *testing.T, quietCut bool, offsets ...time.Duration) []clo
 func TestWriterCutsABatchWhenPingsStop(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		got := runClockWriter(t, true, 0)
+		got := runClockWriter(t, true, 0, 0)
 		require.Equal(t, []clockBatch{{At: 125 * time.Microsecond, Pings: 1}}, got, "one ping alone: a sixteenth of the window")
 	})
 	synctest.Test(t, func(t *testing.T) {
-		got := runClockWriter(t, true, 0, 50*time.Microsecond, 150*time.Microsecond, 250*time.Microsecond)
+		got := runClockWriter(t, true, 0, 0, 50*time.Microsecond, 150*time.Microsecond, 250*time.Microsecond)
 		require.Equal(t, []clockBatch{{At: 375 * time.Microsecond, Pings: 4}}, got, "a burst: a sixteenth of the window after its last ping")
 	})
 }
@@ -96,7 +100,7 @@ func TestWriterWaitsOutTheWindowForASteadyStream(t *testing.T) {
 		for i := range 26 {
 			offsets = append(offsets, time.Duration(i)*90*time.Microsecond) // 0 to 2.25 ms
 		}
-		got := runClockWriter(t, true, offsets...)
+		got := runClockWriter(t, true, 0, offsets...)
 		require.Equal(t, []clockBatch{
 			{At: 2 * time.Millisecond, Pings: 23},                        // 0 to 1.98 ms, cut by the window
 			{At: 2250*time.Microsecond + 125*time.Microsecond, Pings: 3}, // 2.07 to 2.25 ms, then quiet
@@ -109,7 +113,37 @@ func TestWriterWaitsOutTheWindowForASteadyStream(t *testing.T) {
 func TestWriterWaitsOutTheWindowWithoutQuietCut(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		got := runClockWriter(t, false, 0, 50*time.Microsecond)
+		got := runClockWriter(t, false, 0, 0, 50*time.Microsecond)
 		require.Equal(t, []clockBatch{{At: 2 * time.Millisecond, Pings: 2}}, got)
 	})
+}
+
+// TestWriterWritesWhatQueuedMeanwhileAtOnce: pings that queued while a
+// batch was being written have waited a batch's write already; the next
+// batch takes them and is written at once, without a window. The window
+// only gathers company for a ping that finds the writer idle. Without
+// this, under load the pings queued meanwhile and those of the batch just
+// answered, coming back, merged into one batch after each window, and
+// the writer stood idle while they came.
+func TestWriterWritesWhatQueuedMeanwhileAtOnce(t *testing.T) {
+	t.Parallel()
+	for _, quietCut := range []bool{false, true} {
+		synctest.Test(t, func(t *testing.T) {
+			const write = 3 * time.Millisecond
+			first := 2 * time.Millisecond // the window, for the ping that found the writer idle
+			if quietCut {
+				first = 125 * time.Microsecond
+			}
+			got := runClockWriter(t, quietCut, write,
+				0,                                                // finds the writer idle
+				first+time.Millisecond, first+2*time.Millisecond, // queue while the first batch is written
+				first+2*write+time.Millisecond, // finds the writer idle again
+			)
+			require.Equal(t, []clockBatch{
+				{At: first, Pings: 1},
+				{At: first + write, Pings: 2},                              // at once
+				{At: first + 2*write + time.Millisecond + first, Pings: 1}, // a window again
+			}, got, "quiet cut %v", quietCut)
+		})
+	}
 }
