@@ -59,19 +59,22 @@ type Config struct {
 	// commit off: each ping is written in its own transaction by the
 	// request that carries it, as it arrives.
 	BatchSize int
-	// BatchWindow is how long a batch that starts on an idle writer waits
-	// for more pings after its first one, when fewer than BatchSize are
-	// queued; 0 takes what is queued without waiting. Pings that queue
-	// while a batch is being written go into the next one, which is written
-	// as soon as that batch is done, without a window: they have waited
-	// for a write already.
+	// BatchWindow is how long a batch waits for more pings after its first
+	// one, when fewer than BatchSize are queued; 0 takes what is queued
+	// without waiting. Pings that queue while a batch is being written go
+	// into the next one, which, without QuietCut, is written as soon as
+	// that batch is done: they have waited for a write already, and the
+	// window only gathers company for a ping that finds the writer idle.
 	BatchWindow time.Duration
 	// QuietCut stops a batch's wait early, once no ping has arrived for a
-	// sixteenth of BatchWindow. The server turns it on for SQLite, where a
-	// batch's fixed cost is small (a commit appends to the WAL, with no
-	// fsync to share), and leaves it off on PostgreSQL, where the smaller
-	// batches cost more CPU per ping than the shorter wait gains
-	// (docs/benchmarks.md, Ingest, seventh round on SQLite).
+	// sixteenth of BatchWindow; with it, a batch of pings queued while the
+	// one before was written waits for that quiet too. The server turns it
+	// on for SQLite, where a batch's fixed cost is small (a commit appends
+	// to the WAL, with no fsync to share), and leaves it off on
+	// PostgreSQL, where the smaller batches cost more CPU per ping than the
+	// shorter wait gains and a batch of queued pings that goes at once
+	// raised the flat-out rate by half (docs/benchmarks.md, Ingest, seventh
+	// and ninth rounds).
 	QuietCut bool
 	// Writers is how many batches may be in flight at once. Pings are
 	// spread over the writers by monitor key, so the pings of one key

@@ -61,8 +61,9 @@ func (r *request) complete(res monitors.PingRecordResult, err error) {
 // Pings are spread over the queues by key, and each queue is written by one
 // goroutine, one batch after another, so the pings of one key are written
 // in the order they were queued. While a batch is being written the next
-// one fills up, and it is written as soon as the one before is done; only
-// a ping that finds its writer idle waits the window for company.
+// one fills up; without a quiet cut it is written as soon as the one
+// before is done, and only a ping that finds its writer idle waits the
+// window for company.
 // Throughput is then bounded by how fast the database writes batches, not
 // by one commit per request.
 type writer struct {
@@ -198,6 +199,11 @@ func (w *writer) loop(ctx context.Context, q chan *request) {
 			batch = w.wait(q, batch)
 		}
 		w.write(wctx, batch)
+		if w.quiet > 0 {
+			// The next batch, even of pings queued meanwhile, waits for
+			// the quiet cut: see Config.QuietCut.
+			continue
+		}
 		// The pings that queued while that batch was written have waited
 		// for a write already: they go at once, without a window, batch
 		// after batch until one finds the queue empty.

@@ -118,32 +118,47 @@ func TestWriterWaitsOutTheWindowWithoutQuietCut(t *testing.T) {
 	})
 }
 
-// TestWriterWritesWhatQueuedMeanwhileAtOnce: pings that queued while a
-// batch was being written have waited a batch's write already; the next
-// batch takes them and is written at once, without a window. The window
-// only gathers company for a ping that finds the writer idle. Without
-// this, under load the pings queued meanwhile and those of the batch just
-// answered, coming back, merged into one batch after each window, and
-// the writer stood idle while they came.
+// TestWriterWritesWhatQueuedMeanwhileAtOnce: without a quiet cut (the
+// server's choice on PostgreSQL), pings that queued while a batch was
+// being written have waited a batch's write already; the next batch takes
+// them and is written at once, without a window. The window only gathers
+// company for a ping that finds the writer idle. Without this, under load
+// the pings queued meanwhile and those of the batch just answered, coming
+// back, merged into one batch after each window, and the writer stood idle
+// while they came.
 func TestWriterWritesWhatQueuedMeanwhileAtOnce(t *testing.T) {
 	t.Parallel()
-	for _, quietCut := range []bool{false, true} {
-		synctest.Test(t, func(t *testing.T) {
-			const write = 3 * time.Millisecond
-			first := 2 * time.Millisecond // the window, for the ping that found the writer idle
-			if quietCut {
-				first = 125 * time.Microsecond
-			}
-			got := runClockWriter(t, quietCut, write,
-				0,                                                // finds the writer idle
-				first+time.Millisecond, first+2*time.Millisecond, // queue while the first batch is written
-				first+2*write+time.Millisecond, // finds the writer idle again
-			)
-			require.Equal(t, []clockBatch{
-				{At: first, Pings: 1},
-				{At: first + write, Pings: 2},                              // at once
-				{At: first + 2*write + time.Millisecond + first, Pings: 1}, // a window again
-			}, got, "quiet cut %v", quietCut)
-		})
-	}
+	synctest.Test(t, func(t *testing.T) {
+		const window, write = 2 * time.Millisecond, 3 * time.Millisecond
+		got := runClockWriter(t, false, write,
+			0,                                                  // finds the writer idle
+			window+time.Millisecond, window+2*time.Millisecond, // queue while the first batch is written
+			window+2*write+time.Millisecond, // finds the writer idle again
+		)
+		require.Equal(t, []clockBatch{
+			{At: window, Pings: 1},
+			{At: window + write, Pings: 2},                               // at once
+			{At: window + 2*write + time.Millisecond + window, Pings: 1}, // a window again
+		}, got)
+	})
+}
+
+// TestWriterWaitsForQuietAfterABatch: with a quiet cut (SQLite's), the
+// pings that queued while a batch was written wait for the quiet cut like
+// any batch: the clients of the batch just answered, coming back within
+// it, join them.
+func TestWriterWaitsForQuietAfterABatch(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		const quiet, write = 125 * time.Microsecond, 3 * time.Millisecond
+		got := runClockWriter(t, true, write,
+			0,                                                // finds the writer idle
+			quiet+time.Millisecond, quiet+2*time.Millisecond, // queue while the first batch is written
+			quiet+write+50*time.Microsecond, // comes back just after it, within the quiet cut
+		)
+		require.Equal(t, []clockBatch{
+			{At: quiet, Pings: 1},
+			{At: quiet + write + 50*time.Microsecond + quiet, Pings: 3},
+		}, got)
+	})
 }

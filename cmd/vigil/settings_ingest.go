@@ -17,7 +17,7 @@ func ingestSettings(c *ingest.Config) []setting {
 	return []setting{
 		{"VIGIL_PING_BODY_LIMIT", "ping-body-limit", "100KB", "bytes of a ping's body kept (such as 100KB or 1MiB); the rest is cut and the ping flagged", byteSizeSetting(&c.BodyLimit, 1, ingest.BodyHardLimitDefault)},
 		{"VIGIL_INGEST_BATCH_SIZE", "ingest-batch-size", strconv.Itoa(ingest.BatchSizeDefault), "most pings written in one transaction (1: one transaction per ping)", intSetting(&c.BatchSize, 1, 10_000)},
-		{"VIGIL_INGEST_BATCH_WINDOW", "ingest-batch-window", ingest.BatchWindowDefault.String(), "how long a batch that starts on an idle writer waits for more pings after its first, at most; on SQLite it stops once none has arrived for a sixteenth of it; pings queued while a batch was written go at once (0: no waiting)", durationSetting(&c.BatchWindow, 0, time.Second)},
+		{"VIGIL_INGEST_BATCH_WINDOW", "ingest-batch-window", ingest.BatchWindowDefault.String(), "how long a batch waits for more pings after its first, at most; on SQLite it stops once none has arrived for a sixteenth of it; on PostgreSQL pings queued while a batch was written go at once (0: no waiting)", durationSetting(&c.BatchWindow, 0, time.Second)},
 		{"VIGIL_PING_RATE_LIMIT", "ping-rate-limit", "5", "pings per second one monitor key may send on average (0: no limit)", floatSetting(&c.RateLimit, 0, 1e6)},
 		{"VIGIL_PING_RATE_BURST", "ping-rate-burst", "50", "pings one monitor key may send at once above the rate", intSetting(&c.RateBurst, 1, 1_000_000)},
 		{"VIGIL_PING_FAILURE_LIMIT", "ping-failure-limit", "1", "pings per second one client address may send on average that end in 404 or 400 (-1: no limit)", floatSetting(&c.FailureLimit, -1, 1e6)},
