@@ -63,9 +63,8 @@ func (r *request) complete(res monitors.PingRecordResult, err error) {
 // in the order they were queued. While a batch is being written the next
 // one fills up; without a quiet cut it is written as soon as the one
 // before is done, and only a ping that finds its writer idle waits the
-// window for company.
-// Throughput is then bounded by how fast the database writes batches, not
-// by one commit per request.
+// window for company. Throughput is then bounded by how fast the database
+// writes batches, not by one commit per request.
 type writer struct {
 	store   Store
 	size    int
