@@ -185,13 +185,8 @@ func (w *writer) loop(ctx context.Context, q chan *request) {
 			batch = append(batch[:0], r)
 		case <-ctx.Done():
 			// Write out what was queued before the stop.
-			for {
-				batch = w.take(q, batch[:0])
-				if len(batch) == 0 {
-					return
-				}
-				w.write(wctx, batch)
-			}
+			w.writeQueued(wctx, q, batch)
+			return
 		}
 		batch = w.take(q, batch)
 		if len(batch) < w.size && w.window > 0 {
@@ -204,15 +199,20 @@ func (w *writer) loop(ctx context.Context, q chan *request) {
 			continue
 		}
 		// The pings that queued while that batch was written have waited
-		// for a write already: they go at once, without a window, batch
-		// after batch until one finds the queue empty.
-		for {
-			batch = w.take(q, batch[:0])
-			if len(batch) == 0 {
-				break
-			}
-			w.write(wctx, batch)
+		// for a write already: they go at once, without a window.
+		w.writeQueued(wctx, q, batch)
+	}
+}
+
+// writeQueued writes what is queued, batch after batch, without waiting,
+// until it finds the queue empty. batch is the loop's buffer, reused.
+func (w *writer) writeQueued(ctx context.Context, q chan *request, batch []*request) {
+	for {
+		batch = w.take(q, batch[:0])
+		if len(batch) == 0 {
+			return
 		}
+		w.write(ctx, batch)
 	}
 }
 
